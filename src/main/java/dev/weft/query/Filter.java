@@ -1,0 +1,33 @@
+package dev.weft.query;
+
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/** A compiled MongoDB query filter. Parsing rejects unknown operators and {@code $where} (400). */
+public interface Filter {
+    /** True when the document matches, with MongoDB's semantics. */
+    boolean matches(JsonNode document);
+
+    /**
+     * Key ranges on an index over {@code fields} that together hold every document this filter
+     * can match (a superset: the caller still evaluates {@link #matches}), or empty when the
+     * index cannot narrow this filter. {@code multikey} says whether any indexed document has an
+     * array on an indexed path.
+     */
+    Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey);
+
+    /** The filter that matches everything. */
+    static Filter all() {
+        throw new UnsupportedOperationException("stub");
+    }
+
+    static Filter parse(JsonNode spec, QueryLimits limits) {
+        throw new UnsupportedOperationException("stub");
+    }
+
+    /** The conjunction of several filters (RESTHeart ANDs repeated filter parameters). */
+    static Filter and(List<Filter> filters) {
+        throw new UnsupportedOperationException("stub");
+    }
+}

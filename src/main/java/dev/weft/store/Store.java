@@ -1,0 +1,76 @@
+package dev.weft.store;
+
+import dev.weft.query.Filter;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Where documents live. Implementations: embedded SQLite (default) and, later, PostgreSQL.
+ *
+ * <p>Invariants every implementation keeps: a write returns only after its transaction is
+ * durable (acknowledged means it survives kill -9); writes are applied by one writer in commit
+ * order; reads see only committed data; every write sets a new {@code _etag}; documents come
+ * back as the exact bytes stored. Names reaching a store are already validated
+ * ({@link Namespace}). Client mistakes are thrown as {@link dev.weft.core.WeftException}.
+ */
+public interface Store extends AutoCloseable {
+
+    // --- catalog -------------------------------------------------------------------------
+
+    List<String> databases();
+
+    Optional<Metadata> database(String db);
+
+    /** Creates or replaces a database's properties; true when it was created. */
+    boolean putDatabase(String db, ObjectNode properties, Optional<String> ifMatch);
+
+    /** Drops a database and all its collections (404 if missing, 412 on etag mismatch). */
+    void dropDatabase(String db, Optional<String> ifMatch);
+
+    List<String> collections(String db);
+
+    Optional<Metadata> collection(Namespace ns);
+
+    /** Creates or replaces a collection's properties (the database must exist); true when created. */
+    boolean putCollection(Namespace ns, ObjectNode properties, Optional<String> ifMatch);
+
+    void dropCollection(Namespace ns, Optional<String> ifMatch);
+
+    // --- indexes -------------------------------------------------------------------------
+
+    List<IndexSpec> indexes(Namespace ns);
+
+    /** Builds the index over existing documents; 409 if a unique index finds duplicates. */
+    void createIndex(Namespace ns, IndexSpec spec);
+
+    void dropIndex(Namespace ns, String name);
+
+    // --- reads ---------------------------------------------------------------------------
+
+    Optional<StoredDocument> get(Namespace ns, JsonNode id);
+
+    /** Matching documents in sort order, skip and limit applied, handed to {@code sink} one by one. */
+    void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink);
+
+    long count(Namespace ns, Filter filter);
+
+    /**
+     * A number that changes whenever a write to the collection commits; caches of query results
+     * key on it, so a result is never served after a write that could change it.
+     */
+    long version(Namespace ns);
+
+    // --- writes --------------------------------------------------------------------------
+
+    /** Runs one write through the group-committing writer and waits for it to be durable. */
+    WriteResult write(WriteOp op);
+
+    /** Runs several writes in one transaction batch; each has its own result. */
+    List<WriteResult> writeAll(List<WriteOp> ops);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,39 @@
+package dev.weft.store;
+
+import dev.weft.query.Filter;
+import dev.weft.query.Update;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One write to a collection, run by the store's single writer inside a group-committed
+ * transaction. Each op succeeds or fails alone (a savepoint each), except {@link InsertMany},
+ * which is all-or-nothing. {@code ifMatch} is the etag the client requires (412 otherwise).
+ */
+public sealed interface WriteOp {
+    Namespace ns();
+
+    /** Insert documents that carry their {@code _id}; a duplicate fails the whole op (409). */
+    record InsertMany(Namespace ns, java.util.List<ObjectNode> documents) implements WriteOp {}
+
+    /**
+     * Replace a whole document ({@code document} has the {@code _id}). {@code upsert} inserts
+     * a missing one; {@code mustExist} false with {@code upsert} false means insert only.
+     */
+    record Replace(Namespace ns, ObjectNode document, WriteMode mode, Optional<String> ifMatch) implements WriteOp {}
+
+    /** Apply update operators to the document with {@code id}. */
+    record UpdateOne(Namespace ns, JsonNode id, Update update, WriteMode mode, Optional<String> ifMatch) implements WriteOp {}
+
+    record DeleteOne(Namespace ns, JsonNode id, Optional<String> ifMatch) implements WriteOp {}
+
+    /** Bulk PATCH on {@code /db/coll/*?filter=}. */
+    record UpdateMany(Namespace ns, Filter filter, Update update) implements WriteOp {}
+
+    /** Bulk DELETE on {@code /db/coll/*?filter=}. */
+    record DeleteMany(Namespace ns, Filter filter) implements WriteOp {}
+
+    /** RESTHeart's {@code wm}: insert only, update only (404 when missing), or upsert. */
+    enum WriteMode { INSERT, UPDATE, UPSERT }
+}
