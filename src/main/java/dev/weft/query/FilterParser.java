@@ -166,7 +166,7 @@ final class FilterParser {
         return conditions.isEmpty() ? new Node.Or(List.of()) : conjunction(conditions);
     }
 
-    private ValueTest elemMatch(JsonNode operand, Path path, int depth) {
+    ValueTest.ElemMatch elemMatch(JsonNode operand, Path path, int depth) {
         if (!operand.isObject()) {
             throw WeftException.badRequest("$elemMatch at '" + path + "' needs an object");
         }

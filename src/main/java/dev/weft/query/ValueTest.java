@@ -327,11 +327,16 @@ abstract class ValueTest {
                 return false;
             }
             for (JsonNode element : value) {
-                if ((!documentForm || element.isObject()) && condition.matches(element)) {
+                if (matchesElement(element)) {
                     return true;
                 }
             }
             return false;
+        }
+
+        /** Whether one element passes the conditions (also what {@code $pull} removes). */
+        boolean matchesElement(JsonNode element) {
+            return (!documentForm || element.isObject()) && condition.matches(element);
         }
 
         @Override

@@ -205,10 +205,7 @@ class FilterTest {
     @ParameterizedTest(name = "{0} is 400")
     @MethodSource("rejected")
     void rejectsWith400NamingTheProblem(String filter, String named) {
-        assertThatThrownBy(() -> Filter.parse(j(filter), QueryLimits.defaults()))
-                .isInstanceOf(WeftException.class)
-                .hasMessageContaining(named)
-                .satisfies(e -> assertThat(((WeftException) e).status()).isEqualTo(400));
+        J.assertBadRequest(() -> Filter.parse(j(filter), QueryLimits.defaults()), named);
     }
 
     @Test

@@ -1,5 +1,10 @@
 package dev.weft.query;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.core.WeftException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonReadFeature;
 import tools.jackson.databind.JsonNode;
@@ -23,5 +28,13 @@ final class J {
 
     static ObjectNode o(String relaxed) {
         return (ObjectNode) j(relaxed);
+    }
+
+    /** Asserts a client error: a WeftException 400 whose message names the problem. */
+    static void assertBadRequest(ThrowingCallable call, String named) {
+        assertThatThrownBy(call)
+                .isInstanceOf(WeftException.class)
+                .hasMessageContaining(named)
+                .satisfies(e -> assertThat(((WeftException) e).status()).isEqualTo(400));
     }
 }
