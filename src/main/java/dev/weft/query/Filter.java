@@ -19,15 +19,24 @@ public interface Filter {
 
     /** The filter that matches everything. */
     static Filter all() {
-        throw new UnsupportedOperationException("stub");
+        return Node.All.INSTANCE;
     }
 
+    /** Compiles a filter document; 400 for anything MongoDB would refuse or Weft does not run. */
     static Filter parse(JsonNode spec, QueryLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        return new FilterParser(limits).parse(spec);
     }
 
     /** The conjunction of several filters (RESTHeart ANDs repeated filter parameters). */
     static Filter and(List<Filter> filters) {
-        throw new UnsupportedOperationException("stub");
+        if (filters.isEmpty()) {
+            return all();
+        }
+        if (filters.size() == 1) {
+            return filters.get(0);
+        }
+        return new Node.And(filters.stream()
+                .map(f -> f instanceof Node node ? node : new Node.Foreign(f))
+                .toList());
     }
 }
