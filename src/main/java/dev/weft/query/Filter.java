@@ -13,7 +13,10 @@ public interface Filter {
      * Key ranges on an index over {@code fields} that together hold every document this filter
      * can match (a superset: the caller still evaluates {@link #matches}), or empty when the
      * index cannot narrow this filter. {@code multikey} says whether any indexed document has an
-     * array on an indexed path.
+     * array on an indexed path ({@link KeyEncoding#isMultikey}). Ranges are sorted and do not
+     * overlap; an empty list means no document can match. Keys are those of
+     * {@link KeyEncoding#indexKeys}, whose conventions (missing is null, an empty array is
+     * itself) these ranges rely on.
      */
     Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey);
 

@@ -1,8 +1,8 @@
 package dev.weft.query;
 
-import com.google.re2j.Pattern;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -161,17 +161,19 @@ abstract class ValueTest {
 
     /** {@code $regex}: strings only, on RE2J (linear time whatever the pattern). */
     static final class Regex extends ValueTest {
-        private final Pattern pattern;
+        private final String pattern;
+        private final Predicate<String> matcher;
         private final String literalPrefix;
 
-        Regex(Pattern pattern, String literalPrefix) {
+        Regex(String pattern, Predicate<String> matcher, String literalPrefix) {
             this.pattern = pattern;
+            this.matcher = matcher;
             this.literalPrefix = literalPrefix;
         }
 
         @Override
         boolean test(JsonNode value) {
-            return value != null && value.isString() && pattern.matcher(value.stringValue()).find();
+            return value != null && value.isString() && matcher.test(value.stringValue());
         }
 
         @Override
@@ -183,7 +185,7 @@ abstract class ValueTest {
 
         @Override
         public String toString() {
-            return "$regex " + pattern.pattern();
+            return "$regex " + pattern;
         }
     }
 

@@ -76,4 +76,23 @@ class SortTest {
         docs.sort(Sort.ID_DESCENDING.comparator());
         assertThat(docs).containsExactly(j("{_id: 3}"), j("{_id: 2}"), j("{_id: 1}"));
     }
+
+    @Test
+    void comparatorAgreesWithIndexKeyOrderForSingleValues() {
+        RandomValues r = new RandomValues(99);
+        for (String spec : List.of("a", "-a", "a,-b")) {
+            Sort sort = Sort.parse(spec, QueryLimits.defaults());
+            for (int i = 0; i < 3000; i++) {
+                JsonNode x = r.document(1);
+                JsonNode y = r.document(1);
+                if (KeyEncoding.isMultikey(x, sort.fields()) || KeyEncoding.isMultikey(y, sort.fields())) {
+                    continue;
+                }
+                byte[] kx = KeyEncoding.indexKeys(x, sort.fields()).get(0);
+                byte[] ky = KeyEncoding.indexKeys(y, sort.fields()).get(0);
+                assertThat(Integer.signum(sort.comparator().compare(x, y))).as("%s: %s vs %s", spec, x, y)
+                        .isEqualTo(Integer.signum(java.util.Arrays.compareUnsigned(kx, ky)));
+            }
+        }
+    }
 }
