@@ -32,6 +32,10 @@ import java.util.function.Function;
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
  *                             collection they came from
  * @param resultCacheMaxBytes  largest single result kept in the result cache
+ * @param store                where documents live: {@code sqlite} (the embedded store in
+ *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
+ * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
+ *                             while it talks to the database)
  */
 public record Settings(
         int port,
@@ -50,7 +54,9 @@ public record Settings(
         int maxConnections,
         long idleTimeoutMs,
         int resultCacheEntries,
-        int resultCacheMaxBytes) {
+        int resultCacheMaxBytes,
+        String store,
+        int pgPoolSize) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
 
@@ -105,7 +111,21 @@ public record Settings(
                 r.integer("max-connections", 19_000, 1, Integer.MAX_VALUE),
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
-                r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE));
+                r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE),
+                store(r.string("store", "sqlite")),
+                r.integer("pg-pool-size", 16, 1, 1000));
+    }
+
+    private static String store(String value) {
+        if (!value.equals("sqlite") && !value.startsWith("postgresql://") && !value.startsWith("postgres://")) {
+            throw WeftException.badRequest("setting store must be sqlite or a postgresql://USER@HOST:PORT/DB URL");
+        }
+        return value;
+    }
+
+    /** True when documents live in PostgreSQL. */
+    public boolean postgres() {
+        return !store.equals("sqlite");
     }
 
     private static Map<String, String> descriptions() {
@@ -127,6 +147,8 @@ public record Settings(
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");
         d.put("result-cache-max-bytes", "largest single cached result (1 MiB)");
+        d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
+        d.put("pg-pool-size", "connections in the PostgreSQL pool (16)");
         return java.util.Collections.unmodifiableMap(d);
     }
 

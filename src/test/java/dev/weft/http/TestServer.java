@@ -4,6 +4,7 @@ import dev.weft.core.Settings;
 import dev.weft.security.OpenAccess;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
+import dev.weft.store.postgres.PgTesting;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,17 +15,23 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/** A real Weft server on a free port over a fresh data directory, and a client for it. */
+/**
+ * A real Weft server on a free port over a fresh data directory, and a client for it. The system
+ * property {@code weft.test.store=postgresql} puts it on PostgreSQL instead, in a fresh schema
+ * (the build runs the HTTP tests once per store).
+ */
 final class TestServer implements AutoCloseable {
     final Path data;
     final Store store;
     final WeftServer server;
+    final String pgSchema = "postgresql".equals(System.getProperty("weft.test.store")) ? PgTesting.freshSchema() : null;
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
         data = Files.createTempDirectory("weft-test");
-        String[] args = Stream.concat(Stream.of("--port", "0", "--data", data.toString()), Stream.of(extraArgs))
-                .toArray(String[]::new);
+        String[] args = Stream.of(Stream.of("--port", "0", "--data", data.toString()),
+                pgSchema == null ? Stream.<String>empty() : Stream.of("--store", PgTesting.url(pgSchema)),
+                Stream.of(extraArgs)).flatMap(s -> s).toArray(String[]::new);
         Settings settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
         server = new WeftServer(settings, store, OpenAccess.AUTHENTICATOR, OpenAccess.AUTHORIZER);
@@ -84,6 +91,9 @@ final class TestServer implements AutoCloseable {
     public void close() throws Exception {
         server.close();
         store.close();
+        if (pgSchema != null) {
+            PgTesting.dropSchema(pgSchema);
+        }
         try (Stream<Path> files = Files.walk(data)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
