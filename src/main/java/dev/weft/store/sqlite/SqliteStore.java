@@ -6,6 +6,7 @@ import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
+import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
@@ -293,7 +294,7 @@ public final class SqliteStore implements Store {
             while (rs.next()) {
                 byte[] id = rs.getBytes(1);
                 JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                multikey |= DocWrites.hasArrayOnPaths(doc, index.fields());
+                multikey |= KeyEncoding.isMultikey(doc, index.fields());
                 for (byte[] key : DocWrites.keys(index, doc)) {
                     insert.setBytes(1, key);
                     insert.setBytes(2, id);
