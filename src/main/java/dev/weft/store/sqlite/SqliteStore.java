@@ -385,6 +385,7 @@ public final class SqliteStore implements Store {
             Planner.Plan plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
             noted(plan);
             f.plan = plan;
+            f.left = limit; // a retried attempt starts over
             if (!plan.ordered()) {
                 return f.heap(sql, coll, sort);
             }
@@ -398,10 +399,13 @@ public final class SqliteStore implements Store {
                 return;
             }
             out = read(true, sql -> {
-                Catalog.Index index = f.plan.index();
-                if (index != null && index.multikey()) {
-                    throw new WeftException(503, "the index " + index.spec().name()
-                            + " became multikey during this read; its order no longer holds, retry the read");
+                if (f.plan.index() != null) {
+                    String name = f.plan.index().spec().name();
+                    Optional<Catalog.Index> now = requireColl(catalog, ns).index(name);
+                    if (now.isEmpty() || now.get().id() != f.plan.index().id() || now.get().multikey()) {
+                        throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
+                                + " this read, so its order no longer holds; retry the read");
+                    }
                 }
                 return f.chunk(sql);
             });
