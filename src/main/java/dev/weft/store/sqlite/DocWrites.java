@@ -4,7 +4,6 @@ import dev.weft.core.Json;
 import dev.weft.core.ObjectIds;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
-import dev.weft.query.IndexField;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Update;
 import dev.weft.query.UpdateDescription;
@@ -311,28 +310,9 @@ final class DocWrites implements Writer.OpRunner {
         return keys;
     }
 
-    static boolean hasArrayOnPaths(JsonNode doc, List<IndexField> fields) {
-        for (IndexField f : fields) {
-            JsonNode node = doc;
-            for (String segment : f.path().split("\\.")) {
-                if (node.isArray()) {
-                    return true;
-                }
-                node = node.isObject() ? node.get(segment) : null;
-                if (node == null) {
-                    break;
-                }
-            }
-            if (node != null && node.isArray()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void addKeys(Sql sql, Catalog.Coll coll, Catalog.Index index, ObjectNode doc, byte[] id,
                          TreeSet<byte[]> keys) throws SQLException {
-        if (!index.multikey() && hasArrayOnPaths(doc, index.fields())) {
+        if (!index.multikey() && KeyEncoding.isMultikey(doc, index.fields())) {
             // set before the commit that stores the array: see Catalog.Index
             index.markMultikey();
             PreparedStatement mark = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ?");
