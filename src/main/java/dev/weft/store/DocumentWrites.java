@@ -4,7 +4,6 @@ import dev.weft.core.Json;
 import dev.weft.core.ObjectIds;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
-import dev.weft.query.IndexField;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Update;
 import dev.weft.query.UpdateDescription;
@@ -270,24 +269,4 @@ public abstract class DocumentWrites<T, C> {
         keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
         return keys;
     }
-
-    public static boolean hasArrayOnPaths(JsonNode doc, List<IndexField> fields) {
-        for (IndexField f : fields) {
-            JsonNode node = doc;
-            for (String segment : f.path().split("\\.")) {
-                if (node.isArray()) {
-                    return true;
-                }
-                node = node.isObject() ? node.get(segment) : null;
-                if (node == null) {
-                    break;
-                }
-            }
-            if (node != null && node.isArray()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
 }

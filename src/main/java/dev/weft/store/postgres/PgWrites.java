@@ -139,7 +139,7 @@ final class PgWrites extends DocumentWrites<Connection, Catalog.Coll> {
      * the flag in their snapshot before trusting an index's order or its single-key ranges).
      */
     private static void markMultikey(Connection c, Catalog.Index index, ObjectNode doc) throws SQLException {
-        if (!index.multikey() && hasArrayOnPaths(doc, index.fields())) {
+        if (!index.multikey() && dev.weft.query.KeyEncoding.isMultikey(doc, index.fields())) {
             try (PreparedStatement ps = c.prepareStatement("UPDATE weft_indexes SET multikey = 1 WHERE id = ? AND multikey = 0")) {
                 ps.setLong(1, index.id());
                 ps.executeUpdate();

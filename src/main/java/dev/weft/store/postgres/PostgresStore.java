@@ -7,6 +7,7 @@ import dev.weft.core.ObjectIds;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
@@ -417,7 +418,7 @@ public final class PostgresStore implements Store {
                 while (rs.next()) {
                     byte[] id = rs.getBytes(1);
                     JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                    multikey |= DocumentWrites.hasArrayOnPaths(doc, index.fields());
+                    multikey |= KeyEncoding.isMultikey(doc, index.fields());
                     for (byte[] key : DocumentWrites.keys(index, doc)) {
                         keys.add(key);
                         ids.add(id);

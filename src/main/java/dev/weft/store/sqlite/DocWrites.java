@@ -4,6 +4,7 @@ import dev.weft.store.Catalog;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
 import dev.weft.query.Update;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
@@ -121,7 +122,7 @@ final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Write
 
     private void addKeys(Sql sql, Catalog.Coll coll, Catalog.Index index, ObjectNode doc, byte[] id,
                          TreeSet<byte[]> keys) throws SQLException {
-        if (!index.multikey() && hasArrayOnPaths(doc, index.fields())) {
+        if (!index.multikey() && KeyEncoding.isMultikey(doc, index.fields())) {
             // set before the commit that stores the array: see Catalog.Index
             index.markMultikey();
             PreparedStatement mark = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ?");

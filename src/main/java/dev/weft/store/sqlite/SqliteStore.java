@@ -7,6 +7,7 @@ import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
+import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
@@ -287,7 +288,7 @@ public final class SqliteStore implements Store {
             while (rs.next()) {
                 byte[] id = rs.getBytes(1);
                 JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                multikey |= DocWrites.hasArrayOnPaths(doc, index.fields());
+                multikey |= KeyEncoding.isMultikey(doc, index.fields());
                 for (byte[] key : DocWrites.keys(index, doc)) {
                     insert.setBytes(1, key);
                     insert.setBytes(2, id);
@@ -361,6 +362,7 @@ public final class SqliteStore implements Store {
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
             noted(plan);
             f.plan = plan;
+            f.left = limit; // a retried attempt starts over
             if (!plan.ordered()) {
                 return f.heap(sql, coll, sort);
             }
@@ -374,10 +376,13 @@ public final class SqliteStore implements Store {
                 return;
             }
             out = read(true, sql -> {
-                Catalog.Index index = f.plan.index();
-                if (index != null && index.multikey()) {
-                    throw new WeftException(503, "the index " + index.spec().name()
-                            + " became multikey during this read; its order no longer holds, retry the read");
+                if (f.plan.index() != null) {
+                    String name = f.plan.index().spec().name();
+                    Optional<Catalog.Index> now = requireColl(catalog, ns).index(name);
+                    if (now.isEmpty() || now.get().id() != f.plan.index().id() || now.get().multikey()) {
+                        throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
+                                + " this read, so its order no longer holds; retry the read");
+                    }
                 }
                 return f.chunk(sql);
             });
