@@ -23,8 +23,8 @@ final class BulkEndpoints {
 
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
-        Update update = Update.parse(api.objectBody(ex), api.limits());
+        Filter filter = requiredFilter(ex, ns);
+        Update update = Update.parse(api.policy(ns).update(api.objectBody(ex)), api.limits());
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
         answer(ex, result, "modified");
@@ -32,17 +32,17 @@ final class BulkEndpoints {
 
     void delete(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
+        Filter filter = requiredFilter(ex, ns);
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter));
         answer(ex, result, "deleted");
     }
 
-    private Filter requiredFilter(Exchange ex) {
+    private Filter requiredFilter(Exchange ex, Namespace ns) {
         if (ex.params("filter").isEmpty()) {
             throw WeftException.badRequest("a bulk write needs the filter query parameter (filter={} for all documents)");
         }
-        return ReadParams.filterOnly(ex, api);
+        return ReadParams.filterOnly(ex, api, ns);
     }
 
     private void answer(Exchange ex, WriteResult result, String counted) {

@@ -80,18 +80,19 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
-    /** The stored bytes as they are, or re-encoded through the projection when there is one. */
+    /** The stored bytes as the collection's policy shows them, re-encoded through the projection when there is one. */
     byte[] render(StoredDocument doc, ReadParams params) {
+        byte[] json = params.policy().readable(doc.json());
         if (params.projection().isEmpty()) {
-            return doc.json();
+            return json;
         }
-        return api.json().bytes(params.projection().get().apply(api.json().parse(doc.json(), "stored document")));
+        return api.json().bytes(params.projection().get().apply(api.json().parse(json, "stored document")));
     }
 
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);
-        long size = api.store().count(ns, ReadParams.filterOnly(ex, api));
+        long size = api.store().count(ns, ReadParams.filterOnly(ex, api, ns));
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);
         ex.sendJson(200, api.json().bytes(body));
@@ -110,7 +111,7 @@ final class CollectionEndpoints {
             insertMany(ex, ns, body, mode);
             return;
         }
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        ObjectNode doc = api.documentToStore(ns, body);
         WriteOp op = mode == WriteOp.WriteMode.INSERT
                 ? new WriteOp.InsertMany(ns, List.of(doc))
                 : new WriteOp.Replace(ns, doc, mode, Api.ifMatch(ex));
@@ -121,7 +122,7 @@ final class CollectionEndpoints {
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
         List<ObjectNode> docs = new ArrayList<>(body.size());
         for (JsonNode element : body) {
-            docs.add(DocumentIds.prepareForInsert(element));
+            docs.add(api.documentToStore(ns, element));
         }
         if (docs.isEmpty()) {
             throw WeftException.badRequest("the array of documents is empty");

@@ -6,7 +6,6 @@ import dev.weft.query.Update;
 import dev.weft.store.Namespace;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
-import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -33,6 +32,7 @@ final class DocumentEndpoints {
         }
         byte[] json = doc.get().json();
         Optional<String> etag = Etags.of(json);
+        json = api.policy(ns).readable(json);
         if (etag.isPresent()) {
             ex.setHeader("ETag", etag.get());
             Optional<String> ifNoneMatch = ex.header("If-None-Match").map(Api::stripEtagQuotes);
@@ -41,17 +41,9 @@ final class DocumentEndpoints {
                 return;
             }
         }
-        List<String> keys = ex.params("keys");
-        if (!keys.isEmpty()) {
-            ObjectNode merged = dev.weft.core.Json.NODES.objectNode();
-            for (String k : keys) {
-                JsonNode spec = ReadParams.jsonParam(api, "keys", k);
-                if (!spec.isObject()) {
-                    throw WeftException.badRequest("keys must be a JSON object such as {\"name\":1}");
-                }
-                merged.setAll((ObjectNode) spec);
-            }
-            json = api.json().bytes(Projection.parse(merged).apply(api.json().parse(json, "stored document")));
+        Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
+        if (projection.isPresent()) {
+            json = api.json().bytes(projection.get().apply(api.json().parse(json, "stored document")));
         }
         ex.sendJson(200, json);
     }
@@ -65,7 +57,7 @@ final class DocumentEndpoints {
             throw WeftException.badRequest("the _id in the body differs from the id in the URL");
         }
         body.set("_id", id);
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        ObjectNode doc = api.documentToStore(ns, body);
         api.existingCollection(ns);
         var result = api.store().write(new WriteOp.Replace(ns, doc, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
         Api.answerWrite(ex, result, Optional.of(ex.path()));
@@ -74,7 +66,7 @@ final class DocumentEndpoints {
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
-        Update update = Update.parse(api.objectBody(ex), api.limits());
+        Update update = Update.parse(api.policy(ns).update(api.objectBody(ex)), api.limits());
         api.existingCollection(ns);
         var result = api.store().write(new WriteOp.UpdateOne(ns, id, update, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
         Api.answerWrite(ex, result, Optional.of(ex.path()));

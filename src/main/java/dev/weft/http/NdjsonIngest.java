@@ -75,7 +75,7 @@ final class NdjsonIngest {
                 continue;
             }
             try {
-                chunk.add(new Line(number, DocumentIds.prepareForInsert(api.json().parse(line, "line " + number))));
+                chunk.add(new Line(number, api.documentToStore(ns, api.json().parse(line, "line " + number))));
             } catch (WeftException e) {
                 report.error(number, e.getMessage());
             }
