@@ -32,6 +32,8 @@ import java.util.function.Function;
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
  *                             collection they came from
  * @param resultCacheMaxBytes  largest single result kept in the result cache
+ * @param aclDb                database of the access rules collection
+ * @param aclCollection        collection holding the access rules (docs/security.md)
  */
 public record Settings(
         int port,
@@ -50,7 +52,9 @@ public record Settings(
         int maxConnections,
         long idleTimeoutMs,
         int resultCacheEntries,
-        int resultCacheMaxBytes) {
+        int resultCacheMaxBytes,
+        String aclDb,
+        String aclCollection) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
 
@@ -105,7 +109,9 @@ public record Settings(
                 r.integer("max-connections", 19_000, 1, Integer.MAX_VALUE),
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
-                r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE));
+                r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE),
+                r.string("acl-db", "weft"),
+                r.string("acl-collection", "acl"));
     }
 
     private static Map<String, String> descriptions() {
@@ -127,6 +133,8 @@ public record Settings(
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");
         d.put("result-cache-max-bytes", "largest single cached result (1 MiB)");
+        d.put("acl-db", "database of the access rules collection (weft)");
+        d.put("acl-collection", "collection of the access rules (acl)");
         return java.util.Collections.unmodifiableMap(d);
     }
 

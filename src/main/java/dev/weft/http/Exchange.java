@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.core.WeftException;
+import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +31,7 @@ public final class Exchange {
     private final long maxBodyBytes;
     private Fields query;
     private Principal principal = Principal.ANONYMOUS;
+    private Permission permission = Permission.ALL;
     private int status;
     private boolean answered;
 
@@ -93,6 +95,15 @@ public final class Exchange {
 
     void principal(Principal principal) {
         this.principal = principal;
+    }
+
+    /** What the authorize stage granted: the restrictions every endpoint applies while it plans. */
+    public Permission permission() {
+        return permission;
+    }
+
+    void permission(Permission permission) {
+        this.permission = permission;
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

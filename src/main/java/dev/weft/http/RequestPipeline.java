@@ -58,7 +58,7 @@ final class RequestPipeline extends Handler.Abstract {
             }
             exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
             exchange.principal(authenticator.authenticate(name -> request.getHeaders().get(name)));
-            authorizer.authorize(exchange.principal(), method, request.getHttpURI().getPath());
+            exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
             endpoint.handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
@@ -73,6 +73,9 @@ final class RequestPipeline extends Handler.Abstract {
 
     private static void answerError(Exchange exchange, int status, String message) {
         if (!exchange.answered()) {
+            if (status == 401 && exchange.header("No-Auth-Challenge").isEmpty()) {
+                exchange.setHeader("WWW-Authenticate", "Basic realm=\"Weft\"");
+            }
             exchange.sendJson(status, Errors.body(status, message));
         } else {
             // Part of the answer is already on the wire: all that is left is to cut the connection.

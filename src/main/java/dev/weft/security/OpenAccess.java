@@ -9,5 +9,5 @@ public final class OpenAccess {
     private OpenAccess() {}
 
     public static final Authenticator AUTHENTICATOR = header -> Principal.ANONYMOUS;
-    public static final Authorizer AUTHORIZER = (principal, method, path) -> { };
+    public static final Authorizer AUTHORIZER = (principal, method, segments) -> Permission.ALL;
 }
