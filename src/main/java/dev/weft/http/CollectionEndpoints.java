@@ -80,7 +80,7 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
-    /** The stored bytes as the collection's policy shows them, re-encoded through the projection when there is one. */
+    /** The stored bytes as the collection's policy shows them, re-encoded through the projection (client's, then the permission's). */
     byte[] render(StoredDocument doc, ReadParams params) {
         byte[] json = params.policy().readable(doc.json());
         if (params.projection().isEmpty()) {
@@ -112,17 +112,22 @@ final class CollectionEndpoints {
             return;
         }
         ObjectNode doc = api.documentToStore(ns, body);
-        WriteOp op = mode == WriteOp.WriteMode.INSERT
-                ? new WriteOp.InsertMany(ns, List.of(doc))
-                : new WriteOp.Replace(ns, doc, mode, Api.ifMatch(ex));
-        WriteResult result = api.store().write(op);
+        WriteResult result = GuardedWrite.write(api, ex, ns, doc.get("_id"), mode, (stored, m, ifMatch) -> {
+            ObjectNode admitted = ex.permission().admitDocument(doc, stored);
+            return m == WriteOp.WriteMode.INSERT
+                    ? new WriteOp.InsertMany(ns, List.of(admitted))
+                    : new WriteOp.Replace(ns, admitted, m, ifMatch);
+        });
         Api.answerWrite(ex, result, Optional.of(location(ex, doc.get("_id"))));
     }
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
+        if (mode != WriteOp.WriteMode.INSERT && ex.permission().restrictsWrites()) {
+            throw ex.permission().denied("wm=" + mode.name().toLowerCase() + " on an array needs an unrestricted rule");
+        }
         List<ObjectNode> docs = new ArrayList<>(body.size());
         for (JsonNode element : body) {
-            docs.add(api.documentToStore(ns, element));
+            docs.add(ex.permission().admitDocument(api.documentToStore(ns, element), Optional.empty()));
         }
         if (docs.isEmpty()) {
             throw WeftException.badRequest("the array of documents is empty");

@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Projection;
 import dev.weft.query.Update;
@@ -10,7 +11,11 @@ import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** {@code /{db}/{coll}/{id}}: read (with ETag and If-None-Match), replace, update, delete. */
+/**
+ * {@code /{db}/{coll}/{id}}: read (with ETag and If-None-Match), replace, update, delete. The
+ * request's permission applies here: a document outside the read filter reads as missing (404),
+ * and writes go through {@link GuardedWrite}.
+ */
 final class DocumentEndpoints {
     private final Api api;
 
@@ -26,6 +31,13 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         Optional<StoredDocument> doc = api.store().get(ns, id);
+        JsonNode tree = null;
+        if (doc.isPresent() && !ex.permission().readsEverything()) {
+            tree = api.json().parse(doc.get().json(), "stored document");
+            if (!ex.permission().canRead(tree)) {
+                doc = Optional.empty(); // outside the read filter: as if it did not exist
+            }
+        }
         if (doc.isEmpty()) {
             api.existingCollection(ns);
             throw WeftException.notFound("document " + ex.pathParam("id") + " does not exist in " + ns);
@@ -43,7 +55,8 @@ final class DocumentEndpoints {
         }
         Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
         if (projection.isPresent()) {
-            json = api.json().bytes(projection.get().apply(api.json().parse(json, "stored document")));
+            JsonNode readable = tree != null ? api.policy(ns).readable((ObjectNode) tree) : api.json().parse(json, "stored document");
+            json = api.json().bytes(projection.get().apply(readable));
         }
         ex.sendJson(200, json);
     }
@@ -59,16 +72,27 @@ final class DocumentEndpoints {
         body.set("_id", id);
         ObjectNode doc = api.documentToStore(ns, body);
         api.existingCollection(ns);
-        var result = api.store().write(new WriteOp.Replace(ns, doc, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
+        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE),
+                (stored, mode, ifMatch) -> new WriteOp.Replace(ns, ex.permission().admitDocument(doc, stored), mode, ifMatch));
         Api.answerWrite(ex, result, Optional.of(ex.path()));
     }
 
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
-        Update update = Update.parse(api.policy(ns).update(api.objectBody(ex)), api.limits());
+        ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        Update update = Update.parse(body, api.limits());
+        ex.permission().admitUpdate(body);
         api.existingCollection(ns);
-        var result = api.store().write(new WriteOp.UpdateOne(ns, id, update, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
+        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), (stored, mode, ifMatch) -> {
+            if (ex.permission().restrictsWrites()) {
+                // The document the update leaves behind must stay inside the write filter.
+                ObjectNode after = stored.map(ObjectNode::deepCopy).orElseGet(() -> Json.NODES.objectNode().set("_id", id));
+                update.apply(after, stored.isEmpty());
+                ex.permission().admitResult(after);
+            }
+            return new WriteOp.UpdateOne(ns, id, update, mode, ifMatch);
+        });
         Api.answerWrite(ex, result, Optional.of(ex.path()));
     }
 
@@ -76,6 +100,8 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         api.existingCollection(ns);
-        Api.answerWrite(ex, api.store().write(new WriteOp.DeleteOne(ns, id, Api.ifMatch(ex))), Optional.empty());
+        var result = GuardedWrite.write(api, ex, ns, id, WriteOp.WriteMode.UPDATE,
+                (stored, mode, ifMatch) -> new WriteOp.DeleteOne(ns, id, ifMatch));
+        Api.answerWrite(ex, result, Optional.empty());
     }
 }

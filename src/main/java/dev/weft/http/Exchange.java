@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.core.WeftException;
 import dev.weft.security.AuthRequest;
+import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,6 +32,7 @@ public final class Exchange implements AuthRequest {
     private final long maxBodyBytes;
     private Fields query;
     private Principal principal = Principal.ANONYMOUS;
+    private Permission permission = Permission.ALL;
     private int status;
     private boolean answered;
 
@@ -105,6 +107,15 @@ public final class Exchange implements AuthRequest {
 
     void principal(Principal principal) {
         this.principal = principal;
+    }
+
+    /** What the authorize stage granted: the restrictions every endpoint applies while it plans. */
+    public Permission permission() {
+        return permission;
+    }
+
+    void permission(Permission permission) {
+        this.permission = permission;
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

@@ -15,11 +15,14 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The parse stage of a read: {@code filter} (repeatable, ANDed), {@code keys} (repeatable,
- * merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}. Each bad
- * parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy} refuses.
- * {@link #cacheKey} is the normalized text of everything that shapes the result, for
- * {@link ResultCache}; {@link #policy} is how documents of the collection are shown.
+ * The parse and plan stage of a read: {@code filter} (repeatable, ANDed), {@code keys}
+ * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}.
+ * Each bad parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy}
+ * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read path
+ * at once: its read filter is ANDed into {@link #filter} and its projection runs after the
+ * client's in {@link #projection}. {@link #cacheKey} is the normalized text of everything that
+ * shapes the result, the permission included, for {@link ResultCache}; {@link #policy} is how
+ * documents of the collection are shown.
  */
 record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int page, int pageSize,
                   boolean count, Optional<String> hint, String cacheKey, DocumentPolicy policy) {
@@ -34,12 +37,18 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
         String key = ns + "|" + String.join("\u0001", filters) + "|" + String.join("\u0001", ex.params("keys"))
-                + "|" + String.join("\u0001", ex.params("sort")) + "|" + page + "|" + pageSize + "|" + hint.orElse("");
+                + "|" + String.join("\u0001", ex.params("sort")) + "|" + page + "|" + pageSize + "|" + hint.orElse("")
+                + "|" + ex.permission().cacheKey();
         return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint, key, policy);
     }
 
-    /** Just the filters (repeated ones ANDed), for reads, {@code _size} and bulk writes. */
+    /** Just the filters narrowed by the read filter, for {@code _size} and every other read. */
     static Filter filterOnly(Exchange ex, Api api, Namespace ns) {
+        return ex.permission().narrowRead(clientFilter(ex, api, ns));
+    }
+
+    /** The client's filters alone, ANDed; bulk writes narrow them with the write permission. */
+    static Filter clientFilter(Exchange ex, Api api, Namespace ns) {
         DocumentPolicy policy = api.policy(ns);
         List<Filter> parsed = new ArrayList<>();
         for (String f : ex.params("filter")) {
@@ -47,7 +56,7 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             policy.checkQuery("filter", spec);
             parsed.add(Filter.parse(spec, api.limits()));
         }
-        return parsed.isEmpty() ? Filter.all() : parsed.size() == 1 ? parsed.getFirst() : Filter.and(parsed);
+        return Filter.and(parsed);
     }
 
     long skip() {
@@ -61,8 +70,19 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         return api.json().parse(value, "query parameter " + name);
     }
 
-    /** The {@code keys} parameters merged into one projection. */
+    /** The client's {@code keys} then the permission's projection; empty when neither applies. */
     static Optional<Projection> projection(Exchange ex, Api api, DocumentPolicy policy) {
+        Optional<Projection> client = clientProjection(ex, api, policy);
+        Optional<Projection> acl = ex.permission().projection();
+        if (client.isEmpty() || acl.isEmpty()) {
+            return client.isPresent() ? client : acl;
+        }
+        Projection first = client.get();
+        Projection last = acl.get();
+        return Optional.of(doc -> last.apply(first.apply(doc)));
+    }
+
+    private static Optional<Projection> clientProjection(Exchange ex, Api api, DocumentPolicy policy) {
         List<String> keys = ex.params("keys");
         if (keys.isEmpty()) {
             return Optional.empty();

@@ -67,7 +67,7 @@ final class RequestPipeline extends Handler.Abstract {
             }
             exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
             exchange.principal(authenticator.authenticate(exchange));
-            authorizer.authorize(exchange.principal(), method, request.getHttpURI().getPath());
+            exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
             endpoint.handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());

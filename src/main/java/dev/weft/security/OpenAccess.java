@@ -7,5 +7,5 @@ package dev.weft.security;
 public final class OpenAccess {
     private OpenAccess() {}
 
-    public static final Authorizer AUTHORIZER = (principal, method, path) -> { };
+    public static final Authorizer AUTHORIZER = (principal, method, segments) -> Permission.ALL;
 }
