@@ -784,7 +784,7 @@ public final class PostgresStore implements Store {
             return List.of();
         }
         for (int attempt = 0; ; attempt++) {
-            Catalog cat = catalog;
+            Catalog cat = fresh(() -> ops.stream().allMatch(op -> catalog.colls().containsKey(op.ns())));
             for (WriteOp op : ops) {
                 requireColl(cat, op.ns());
             }
