@@ -1,7 +1,9 @@
 package dev.weft.http;
 
 import dev.weft.core.Settings;
+import dev.weft.security.Authenticator;
 import dev.weft.security.OpenAccess;
+import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
 import java.io.IOException;
@@ -22,12 +24,18 @@ final class TestServer implements AutoCloseable {
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
+        this(OpenAccess.AUTHENTICATOR, false, extraArgs);
+    }
+
+    /** A server with {@code authenticator}, and with the access rules of {@code /weft/acl} when {@code acl}. */
+    TestServer(Authenticator authenticator, boolean acl, String... extraArgs) throws Exception {
         data = Files.createTempDirectory("weft-test");
         String[] args = Stream.concat(Stream.of("--port", "0", "--data", data.toString()), Stream.of(extraArgs))
                 .toArray(String[]::new);
         Settings settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
-        server = new WeftServer(settings, store, OpenAccess.AUTHENTICATOR, OpenAccess.AUTHORIZER);
+        server = new WeftServer(settings, store, authenticator,
+                acl ? AclAuthorizer.open(store, settings) : OpenAccess.AUTHORIZER);
         server.start();
     }
 
