@@ -24,10 +24,10 @@ final class BulkEndpoints {
 
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
+        Filter filter = requiredFilter(ex, ns);
         ObjectNode body = api.objectBody(ex);
-        Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
+        Update update = Update.parse(api.policy(ns).update(body), api.limits());
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
         answer(ex, result, "modified");
@@ -35,17 +35,17 @@ final class BulkEndpoints {
 
     void delete(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
+        Filter filter = requiredFilter(ex, ns);
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter));
         answer(ex, result, "deleted");
     }
 
-    private Filter requiredFilter(Exchange ex) {
+    private Filter requiredFilter(Exchange ex, Namespace ns) {
         if (ex.params("filter").isEmpty()) {
             throw WeftException.badRequest("a bulk write needs the filter query parameter (filter={} for all documents)");
         }
-        return ex.permission().narrowWrite(ReadParams.clientFilter(ex, api));
+        return ex.permission().narrowWrite(ReadParams.clientFilter(ex, api, ns));
     }
 
     private void answer(Exchange ex, WriteResult result, String counted) {

@@ -80,18 +80,22 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
-    /** The stored bytes as they are, or re-encoded through the projection (client's, then the permission's). */
+    /**
+     * The stored bytes as the collection's policy shows them, re-encoded through the projection
+     * (the client's, then the permission's) when there is one.
+     */
     byte[] render(StoredDocument doc, ReadParams params) {
+        byte[] json = params.policy().readable(doc.json());
         if (params.projection().isEmpty()) {
-            return doc.json();
+            return json;
         }
-        return api.json().bytes(params.projection().get().apply(api.json().parse(doc.json(), "stored document")));
+        return api.json().bytes(params.projection().get().apply(api.json().parse(json, "stored document")));
     }
 
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);
-        long size = api.store().count(ns, ReadParams.filterOnly(ex, api));
+        long size = api.store().count(ns, ReadParams.filterOnly(ex, api, ns));
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);
         ex.sendJson(200, api.json().bytes(body));
@@ -110,7 +114,7 @@ final class CollectionEndpoints {
             insertMany(ex, ns, body, mode);
             return;
         }
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        ObjectNode doc = api.documentToStore(ns, body);
         WriteResult result = GuardedWrite.write(api, ex, ns, doc.get("_id"), mode, (stored, m, ifMatch) -> {
             ObjectNode admitted = ex.permission().admitDocument(doc, stored);
             return m == WriteOp.WriteMode.INSERT
@@ -126,7 +130,7 @@ final class CollectionEndpoints {
         }
         List<ObjectNode> docs = new ArrayList<>(body.size());
         for (JsonNode element : body) {
-            docs.add(ex.permission().admitDocument(DocumentIds.prepareForInsert(element), Optional.empty()));
+            docs.add(ex.permission().admitDocument(api.documentToStore(ns, element), Optional.empty()));
         }
         if (docs.isEmpty()) {
             throw WeftException.badRequest("the array of documents is empty");

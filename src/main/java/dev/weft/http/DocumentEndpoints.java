@@ -31,10 +31,8 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         Optional<StoredDocument> doc = api.store().get(ns, id);
-        JsonNode tree = null;
         if (doc.isPresent() && !ex.permission().readsEverything()) {
-            tree = api.json().parse(doc.get().json(), "stored document");
-            if (!ex.permission().canRead(tree)) {
+            if (!ex.permission().canRead(api.json().parse(doc.get().json(), "stored document"))) {
                 doc = Optional.empty(); // outside the read filter: as if it did not exist
             }
         }
@@ -44,6 +42,7 @@ final class DocumentEndpoints {
         }
         byte[] json = doc.get().json();
         Optional<String> etag = Etags.of(json);
+        json = api.policy(ns).readable(json);
         if (etag.isPresent()) {
             ex.setHeader("ETag", etag.get());
             Optional<String> ifNoneMatch = ex.header("If-None-Match").map(Api::stripEtagQuotes);
@@ -52,9 +51,9 @@ final class DocumentEndpoints {
                 return;
             }
         }
-        Optional<Projection> projection = ReadParams.projection(ex, api);
+        Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
         if (projection.isPresent()) {
-            json = api.json().bytes(projection.get().apply(tree != null ? tree : api.json().parse(json, "stored document")));
+            json = api.json().bytes(projection.get().apply(api.json().parse(json, "stored document")));
         }
         ex.sendJson(200, json);
     }
@@ -68,7 +67,7 @@ final class DocumentEndpoints {
             throw WeftException.badRequest("the _id in the body differs from the id in the URL");
         }
         body.set("_id", id);
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        ObjectNode doc = api.documentToStore(ns, body);
         api.existingCollection(ns);
         var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE),
                 (stored, mode, ifMatch) -> new WriteOp.Replace(ns, ex.permission().admitDocument(doc, stored), mode, ifMatch));
@@ -79,8 +78,8 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         ObjectNode body = api.objectBody(ex);
-        Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
+        Update update = Update.parse(api.policy(ns).update(body), api.limits());
         api.existingCollection(ns);
         var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), (stored, mode, ifMatch) -> {
             if (ex.permission().restrictsWrites()) {

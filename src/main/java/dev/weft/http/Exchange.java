@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.core.WeftException;
+import dev.weft.security.AuthRequest;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.eclipse.jetty.util.Fields;
  * query parameters, bounded body reading, and one way to answer. Endpoints never touch Jetty.
  * An exchange is answered exactly once; {@link #answered()} tells the pipeline whether it was.
  */
-public final class Exchange {
+public final class Exchange implements AuthRequest {
     private final Request request;
     private final Response response;
     private final Callback callback;
@@ -60,8 +61,19 @@ public final class Exchange {
         return value;
     }
 
+    @Override
     public Optional<String> header(String name) {
         return Optional.ofNullable(request.getHeaders().get(name));
+    }
+
+    @Override
+    public String remoteAddress() {
+        return Request.getRemoteAddr(request);
+    }
+
+    @Override
+    public void setResponseHeader(String name, String value) {
+        setHeader(name, value);
     }
 
     public Optional<String> param(String name) {

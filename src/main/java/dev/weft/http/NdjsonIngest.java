@@ -76,7 +76,7 @@ final class NdjsonIngest {
                 continue;
             }
             try {
-                ObjectNode doc = DocumentIds.prepareForInsert(api.json().parse(line, "line " + number));
+                ObjectNode doc = api.documentToStore(ns, api.json().parse(line, "line " + number));
                 chunk.add(new Line(number, ex.permission().admitDocument(doc, java.util.Optional.empty())));
             } catch (WeftException e) {
                 report.error(number, e.getMessage());

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.Base64;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +16,8 @@ class AccessRulesHttpTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestServer(AuthorizationMatrixTest.STUB, true);
+        server = new TestServer();
+        AuthorizationMatrixTest.users(server);
         send(server, "admin", "PUT", "/db", null);
         send(server, "admin", "PUT", "/db/notes", null);
         send(server, "admin", "PUT", "/db/other", null);
@@ -49,7 +49,7 @@ class AccessRulesHttpTest {
         assertThat(get("alice", "/db/notes/a1?keys=" + q("{\"secret\":1}")).body()).doesNotContain("secret");
         assertThat(get("alice", "/db/notes/b1").statusCode()).isEqualTo(404);
         HttpResponse<String> export = server.send("GET", "/db/notes", null, "Accept", "application/x-ndjson",
-                "Authorization", basic("bob"));
+                "Authorization", AuthorizationMatrixTest.authorization("bob"));
         assertThat(export.body().lines().toList()).hasSize(1).allMatch(l -> l.contains("bob-text") && !l.contains("secret"));
     }
 
@@ -70,7 +70,7 @@ class AccessRulesHttpTest {
         assertThat(forged.statusCode()).isEqualTo(403);
         assertThat(forged.body()).contains("owner");
         HttpResponse<String> ndjson = server.client.send(HttpRequest.newBuilder(server.uri("/db/notes"))
-                .header("Content-Type", "application/x-ndjson").header("Authorization", basic("bob"))
+                .header("Content-Type", "application/x-ndjson").header("Authorization", AuthorizationMatrixTest.authorization("bob"))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"_id\":\"x1\"}\n{\"_id\":\"x2\",\"owner\":\"alice\"}\n"))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(ndjson.body()).contains("\"inserted\":1", "\"failed\":1", "\"line\":2", "owner is protected");
@@ -91,16 +91,12 @@ class AccessRulesHttpTest {
 
     @Test
     void anonymousDenialsChallengeUnlessAskedNotTo() throws Exception {
-        HttpResponse<String> r = server.get("/db/notes");
+        HttpResponse<String> r = server.get("/db/notes", "Authorization", TestServer.ANONYMOUS);
         assertThat(r.statusCode()).isEqualTo(401);
         assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
-        HttpResponse<String> quiet = server.get("/db/notes", "No-Auth-Challenge", "true");
+        HttpResponse<String> quiet = server.get("/db/notes", "No-Auth-Challenge", "true", "Authorization", TestServer.ANONYMOUS);
         assertThat(quiet.statusCode()).isEqualTo(401);
         assertThat(quiet.headers().firstValue("WWW-Authenticate")).isEmpty();
         assertThat(get("bob", "/db/notes/_indexes").headers().firstValue("WWW-Authenticate")).isEmpty();
-    }
-
-    private static String basic(String who) {
-        return "Basic " + Base64.getEncoder().encodeToString((who + ":" + who).getBytes());
     }
 }

@@ -3,17 +3,11 @@ package dev.weft.http;
 import static dev.weft.http.TestServer.q;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
-import dev.weft.security.Authenticator;
-import dev.weft.security.Principal;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,32 +23,14 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthorizationMatrixTest {
-    private static final Map<String, Principal> USERS = Map.of(
-            "alice", new Principal("alice", Set.of("user")),
-            "bob", new Principal("bob", Set.of("user")),
-            "admin", new Principal("admin", Set.of("admin")));
     private static final List<String> WHO = List.of("anon", "bob", "alice", "admin");
-
-    /** Basic auth over a fixed user table (the password is the name), until users live in the database. */
-    static final Authenticator STUB = header -> {
-        String auth = header.apply("Authorization");
-        if (auth == null) {
-            return Principal.ANONYMOUS;
-        }
-        String[] pair = new String(Base64.getDecoder().decode(auth.substring("Basic ".length())), StandardCharsets.UTF_8)
-                .split(":", 2);
-        Principal p = USERS.get(pair[0]);
-        if (p == null || !pair[0].equals(pair[1])) {
-            throw new WeftException(401, "bad credentials");
-        }
-        return p;
-    };
 
     TestServer server;
 
     @BeforeAll
     void start() throws Exception {
-        server = new TestServer(STUB, true);
+        server = new TestServer();
+        users(server);
         as("admin", "PUT", "/db", null);
         as("admin", "PUT", "/db/notes", null);
         as("admin", "PUT", "/db/other", null);
@@ -63,6 +39,19 @@ class AuthorizationMatrixTest {
                  {"_id":"b1","owner":"bob","text":"bob-text","secret":"bob-secret"}]""");
         as("admin", "POST", "/db/other", "{\"_id\":\"o1\",\"text\":\"other-text\"}");
         rules(server, "admin");
+    }
+
+    /** alice and bob, role {@code user}, created by the admin through the users collection. */
+    static void users(TestServer server) throws Exception {
+        for (String user : List.of("alice", "bob")) {
+            HttpResponse<String> r = server.post("/weft/users",
+                    "{\"_id\":\"" + user + "\",\"password\":\"" + password(user) + "\",\"roles\":[\"user\"]}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        }
+    }
+
+    private static String password(String user) {
+        return user + "-Password-1";
     }
 
     /** The example rules of docs/security.md, written through the API. */
@@ -87,11 +76,15 @@ class AuthorizationMatrixTest {
     }
 
     static HttpResponse<String> send(TestServer server, String who, String method, String path, String body) throws Exception {
-        if (who.equals("anon")) {
-            return server.send(method, path, body);
-        }
-        String basic = Base64.getEncoder().encodeToString((who + ":" + who).getBytes(StandardCharsets.UTF_8));
-        return server.send(method, path, body, "Authorization", "Basic " + basic);
+        return server.send(method, path, body, "Authorization", authorization(who));
+    }
+
+    static String authorization(String who) {
+        return switch (who) {
+            case "anon" -> TestServer.ANONYMOUS;
+            case "admin" -> TestServer.ADMIN;
+            default -> TestServer.basic(who, password(who));
+        };
     }
 
     /** One request and the status each of anon, bob, alice, admin gets, run in that order. */
@@ -193,7 +186,8 @@ class AuthorizationMatrixTest {
         Set<String> covered = new HashSet<>();
         matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
         Set<String> routes = new HashSet<>();
-        Routes.of(Endpoints.of(Api.of(server.store, dev.weft.core.Settings.defaults()), new Metrics())).all()
+        Routes.of(Endpoints.of(Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE),
+                        new Metrics())).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }

@@ -1,8 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.core.Settings;
-import dev.weft.security.Authenticator;
-import dev.weft.security.OpenAccess;
+import dev.weft.security.Security;
 import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
@@ -11,32 +10,50 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/** A real Weft server on a free port over a fresh data directory, and a client for it. */
+/**
+ * A real Weft server on a free port over a fresh data directory, with security on, and a client
+ * for it. The first start creates {@code admin} with {@link #ADMIN_PASSWORD}; requests send it as
+ * Basic auth unless they pass their own {@code Authorization} header ({@link #ANONYMOUS}: none).
+ * Hashing uses the lowest bcrypt cost to keep tests fast.
+ */
 final class TestServer implements AutoCloseable {
+    static final String ADMIN_PASSWORD = "test-Admin-password-1";
+    static final String ADMIN = basic("admin", ADMIN_PASSWORD);
+    /** As the value of an {@code Authorization} header: send the request without credentials. */
+    static final String ANONYMOUS = "";
+
     final Path data;
+    final Settings settings;
     final Store store;
     final WeftServer server;
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
-        this(OpenAccess.AUTHENTICATOR, false, extraArgs);
+        data = Files.createTempDirectory("weft-test");
+        String[] args = Stream.concat(Stream.of("--port", "0", "--data", data.toString(),
+                        "--admin-password", ADMIN_PASSWORD, "--bcrypt-cost", "4"), Stream.of(extraArgs))
+                .toArray(String[]::new);
+        settings = Settings.parse(args, Map.of());
+        store = Stores.open(settings);
+        server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+                AclAuthorizer.open(store, settings));
+        server.start();
     }
 
-    /** A server with {@code authenticator}, and with the access rules of {@code /weft/acl} when {@code acl}. */
-    TestServer(Authenticator authenticator, boolean acl, String... extraArgs) throws Exception {
-        data = Files.createTempDirectory("weft-test");
-        String[] args = Stream.concat(Stream.of("--port", "0", "--data", data.toString()), Stream.of(extraArgs))
-                .toArray(String[]::new);
-        Settings settings = Settings.parse(args, Map.of());
-        store = Stores.open(settings);
-        server = new WeftServer(settings, store, authenticator,
-                acl ? AclAuthorizer.open(store, settings) : OpenAccess.AUTHORIZER);
-        server.start();
+    static String basic(String user, String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A request to this server, with the admin's credentials. */
+    HttpRequest.Builder request(String pathAndQuery) {
+        return HttpRequest.newBuilder(uri(pathAndQuery)).header("Authorization", ADMIN);
     }
 
     URI uri(String pathAndQuery) {
@@ -49,8 +66,16 @@ final class TestServer implements AutoCloseable {
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
+        String authorization = ADMIN;
         for (int i = 0; i < headers.length; i += 2) {
-            b.setHeader(headers[i], headers[i + 1]);
+            if (headers[i].equalsIgnoreCase("Authorization")) {
+                authorization = headers[i + 1];
+            } else {
+                b.setHeader(headers[i], headers[i + 1]);
+            }
+        }
+        if (!authorization.isEmpty()) {
+            b.setHeader("Authorization", authorization);
         }
         return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -1,0 +1,38 @@
+package dev.weft.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.core.WeftException;
+import org.junit.jupiter.api.Test;
+
+class PasswordsTest {
+    final Passwords passwords = new Passwords(4, 12, 2, 5_000);
+
+    @Test
+    void strengthRuleNeedsLengthAndTwoKindsOfCharacters() {
+        assertThatThrownBy(() -> passwords.checkStrength("Short-1")).isInstanceOf(WeftException.class)
+                .hasMessageContaining("at least 12 characters");
+        assertThatThrownBy(() -> passwords.checkStrength("onlylowercaseletters")).hasMessageContaining("mix");
+        assertThatThrownBy(() -> passwords.checkStrength("x".repeat(40) + "Y".repeat(40))).hasMessageContaining("72 bytes");
+        passwords.checkStrength("correct horse battery");
+        passwords.checkStrength("123456789012a");
+    }
+
+    @Test
+    void hashesVerifyAndAreSalted() {
+        String a = passwords.hash("correct horse battery");
+        String b = passwords.hash("correct horse battery");
+        assertThat(a).startsWith("$2").isNotEqualTo(b).doesNotContain("correct");
+        assertThat(passwords.verify("correct horse battery", a)).isTrue();
+        assertThat(passwords.verify("correct horse batterY", a)).isFalse();
+        assertThat(passwords.verify("anything", "not a hash")).isFalse();
+    }
+
+    @Test
+    void randomPasswordsPassTheRuleAndDiffer() {
+        String one = Passwords.random();
+        passwords.checkStrength(one);
+        assertThat(one).hasSize(27).isNotEqualTo(Passwords.random());
+    }
+}
