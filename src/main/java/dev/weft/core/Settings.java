@@ -35,9 +35,9 @@ import java.util.function.Function;
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
  *                             collection they came from
  * @param resultCacheMaxBytes  largest single result kept in the result cache
- * @param auth                 users, authentication, brute-force guard, CORS and TLS
  * @param aclDb                database of the access rules collection
  * @param aclCollection        collection holding the access rules (docs/security.md)
+ * @param auth                 users, authentication, brute-force guard, CORS and TLS
  */
 public record Settings(
         int port,
@@ -57,9 +57,9 @@ public record Settings(
         long idleTimeoutMs,
         int resultCacheEntries,
         int resultCacheMaxBytes,
-        AuthSettings auth,
         String aclDb,
-        String aclCollection) {
+        String aclCollection,
+        AuthSettings auth) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
 
@@ -115,9 +115,9 @@ public record Settings(
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
                 r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE),
-                auth(r),
                 r.string("acl-db", "weft"),
-                r.string("acl-collection", "acl"));
+                r.string("acl-collection", "acl"),
+                auth(r));
     }
 
     private static AuthSettings auth(Reader r) {
@@ -174,6 +174,8 @@ public record Settings(
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");
         d.put("result-cache-max-bytes", "largest single cached result (1 MiB)");
+        d.put("acl-db", "database of the access rules collection (weft)");
+        d.put("acl-collection", "collection of the access rules (acl)");
         d.put("users-db", "database of the users collection (weft)");
         d.put("users-collection", "collection of users, _id = user name (users)");
         d.put("admin-password", "password of the admin user made on first start; prefer WEFT_ADMIN_PASSWORD (random, printed once)");
@@ -199,8 +201,6 @@ public record Settings(
         d.put("tls-port", "port of the HTTPS listener (8443)");
         d.put("tls-cert-file", "PEM certificate chain; with tls-key-file enables HTTPS (none)");
         d.put("tls-key-file", "PEM PKCS#8 private key of the HTTPS listener (none)");
-        d.put("acl-db", "database of the access rules collection (weft)");
-        d.put("acl-collection", "collection of the access rules (acl)");
         return java.util.Collections.unmodifiableMap(d);
     }
 

@@ -25,9 +25,9 @@ final class BulkEndpoints {
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         Filter filter = requiredFilter(ex, ns);
-        ObjectNode body = api.objectBody(ex);
+        ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
-        Update update = Update.parse(api.policy(ns).update(body), api.limits());
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
         answer(ex, result, "modified");

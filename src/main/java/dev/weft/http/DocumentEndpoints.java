@@ -31,8 +31,10 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         Optional<StoredDocument> doc = api.store().get(ns, id);
+        JsonNode tree = null;
         if (doc.isPresent() && !ex.permission().readsEverything()) {
-            if (!ex.permission().canRead(api.json().parse(doc.get().json(), "stored document"))) {
+            tree = api.json().parse(doc.get().json(), "stored document");
+            if (!ex.permission().canRead(tree)) {
                 doc = Optional.empty(); // outside the read filter: as if it did not exist
             }
         }
@@ -53,7 +55,8 @@ final class DocumentEndpoints {
         }
         Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
         if (projection.isPresent()) {
-            json = api.json().bytes(projection.get().apply(api.json().parse(json, "stored document")));
+            JsonNode readable = tree != null ? api.policy(ns).readable((ObjectNode) tree) : api.json().parse(json, "stored document");
+            json = api.json().bytes(projection.get().apply(readable));
         }
         ex.sendJson(200, json);
     }
@@ -77,9 +80,9 @@ final class DocumentEndpoints {
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
-        ObjectNode body = api.objectBody(ex);
+        ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
-        Update update = Update.parse(api.policy(ns).update(body), api.limits());
         api.existingCollection(ns);
         var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), (stored, mode, ifMatch) -> {
             if (ex.permission().restrictsWrites()) {

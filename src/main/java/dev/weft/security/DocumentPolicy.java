@@ -18,7 +18,7 @@ public interface DocumentPolicy {
     ObjectNode stored(ObjectNode document);
 
     /** A PATCH body (operators, or a plain object meaning {@code $set}) before it is compiled. */
-    JsonNode update(JsonNode body);
+    ObjectNode update(ObjectNode body);
 
     /** Stored bytes as a client may see them. */
     byte[] readable(byte[] stored);
@@ -50,7 +50,7 @@ public interface DocumentPolicy {
         }
 
         @Override
-        public JsonNode update(JsonNode body) {
+        public ObjectNode update(ObjectNode body) {
             return body;
         }
 

@@ -159,11 +159,8 @@ final class UsersCollection implements DocumentPolicy {
     }
 
     @Override
-    public JsonNode update(JsonNode body) {
-        if (!body.isObject()) {
-            return body; // the update parser reports it
-        }
-        ObjectNode ops = (ObjectNode) body;
+    public ObjectNode update(ObjectNode body) {
+        ObjectNode ops = body;
         boolean operators = ops.propertyNames().stream().anyMatch(k -> k.startsWith("$"));
         if (!operators) {
             checkSettable(ops);
