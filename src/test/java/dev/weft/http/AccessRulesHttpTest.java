@@ -16,7 +16,7 @@ class AccessRulesHttpTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestServer(true);
+        server = new TestServer();
         AuthorizationMatrixTest.users(server);
         send(server, "admin", "PUT", "/db", null);
         send(server, "admin", "PUT", "/db/notes", null);
@@ -49,7 +49,7 @@ class AccessRulesHttpTest {
         assertThat(get("alice", "/db/notes/a1?keys=" + q("{\"secret\":1}")).body()).doesNotContain("secret");
         assertThat(get("alice", "/db/notes/b1").statusCode()).isEqualTo(404);
         HttpResponse<String> export = server.send("GET", "/db/notes", null, "Accept", "application/x-ndjson",
-                "Authorization", basic("bob"));
+                "Authorization", AuthorizationMatrixTest.authorization("bob"));
         assertThat(export.body().lines().toList()).hasSize(1).allMatch(l -> l.contains("bob-text") && !l.contains("secret"));
     }
 
@@ -70,7 +70,7 @@ class AccessRulesHttpTest {
         assertThat(forged.statusCode()).isEqualTo(403);
         assertThat(forged.body()).contains("owner");
         HttpResponse<String> ndjson = server.client.send(HttpRequest.newBuilder(server.uri("/db/notes"))
-                .header("Content-Type", "application/x-ndjson").header("Authorization", basic("bob"))
+                .header("Content-Type", "application/x-ndjson").header("Authorization", AuthorizationMatrixTest.authorization("bob"))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"_id\":\"x1\"}\n{\"_id\":\"x2\",\"owner\":\"alice\"}\n"))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(ndjson.body()).contains("\"inserted\":1", "\"failed\":1", "\"line\":2", "owner is protected");
@@ -94,13 +94,9 @@ class AccessRulesHttpTest {
         HttpResponse<String> r = server.get("/db/notes", "Authorization", TestServer.ANONYMOUS);
         assertThat(r.statusCode()).isEqualTo(401);
         assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
-        HttpResponse<String> quiet = server.get("/db/notes", "Authorization", TestServer.ANONYMOUS, "No-Auth-Challenge", "true");
+        HttpResponse<String> quiet = server.get("/db/notes", "No-Auth-Challenge", "true", "Authorization", TestServer.ANONYMOUS);
         assertThat(quiet.statusCode()).isEqualTo(401);
         assertThat(quiet.headers().firstValue("WWW-Authenticate")).isEmpty();
         assertThat(get("bob", "/db/notes/_indexes").headers().firstValue("WWW-Authenticate")).isEmpty();
-    }
-
-    private static String basic(String who) {
-        return TestServer.basic(who, AuthorizationMatrixTest.password(who));
     }
 }

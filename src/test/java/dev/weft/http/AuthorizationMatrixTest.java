@@ -25,24 +25,11 @@ import org.junit.jupiter.api.TestInstance;
 class AuthorizationMatrixTest {
     private static final List<String> WHO = List.of("anon", "bob", "alice", "admin");
 
-    /** Users alice and bob (role {@code user}) in the users collection; admin is made by the first start. */
-    static void users(TestServer server) throws Exception {
-        for (String who : List.of("alice", "bob")) {
-            HttpResponse<String> r = server.post("/weft/users",
-                    "{\"_id\":\"" + who + "\",\"roles\":[\"user\"],\"password\":\"" + password(who) + "\"}");
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-        }
-    }
-
-    static String password(String who) {
-        return who.equals("admin") ? TestServer.ADMIN_PASSWORD : who + "-Password-1";
-    }
-
     TestServer server;
 
     @BeforeAll
     void start() throws Exception {
-        server = new TestServer(true);
+        server = new TestServer();
         users(server);
         as("admin", "PUT", "/db", null);
         as("admin", "PUT", "/db/notes", null);
@@ -52,6 +39,19 @@ class AuthorizationMatrixTest {
                  {"_id":"b1","owner":"bob","text":"bob-text","secret":"bob-secret"}]""");
         as("admin", "POST", "/db/other", "{\"_id\":\"o1\",\"text\":\"other-text\"}");
         rules(server, "admin");
+    }
+
+    /** alice and bob, role {@code user}, created by the admin through the users collection. */
+    static void users(TestServer server) throws Exception {
+        for (String user : List.of("alice", "bob")) {
+            HttpResponse<String> r = server.post("/weft/users",
+                    "{\"_id\":\"" + user + "\",\"password\":\"" + password(user) + "\",\"roles\":[\"user\"]}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        }
+    }
+
+    private static String password(String user) {
+        return user + "-Password-1";
     }
 
     /** The example rules of docs/security.md, written through the API. */
@@ -76,10 +76,15 @@ class AuthorizationMatrixTest {
     }
 
     static HttpResponse<String> send(TestServer server, String who, String method, String path, String body) throws Exception {
-        if (who.equals("anon")) {
-            return server.send(method, path, body, "Authorization", TestServer.ANONYMOUS);
-        }
-        return server.send(method, path, body, "Authorization", TestServer.basic(who, password(who)));
+        return server.send(method, path, body, "Authorization", authorization(who));
+    }
+
+    static String authorization(String who) {
+        return switch (who) {
+            case "anon" -> TestServer.ANONYMOUS;
+            case "admin" -> TestServer.ADMIN;
+            default -> TestServer.basic(who, password(who));
+        };
     }
 
     /** One request and the status each of anon, bob, alice, admin gets, run in that order. */
@@ -181,7 +186,8 @@ class AuthorizationMatrixTest {
         Set<String> covered = new HashSet<>();
         matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
         Set<String> routes = new HashSet<>();
-        Routes.of(Endpoints.of(Api.of(server.store, dev.weft.core.Settings.defaults(), dev.weft.security.DocumentPolicy.Lookup.NONE), new Metrics())).all()
+        Routes.of(Endpoints.of(Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE),
+                        new Metrics())).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }

@@ -1,7 +1,6 @@
 package dev.weft.http;
 
 import dev.weft.core.Settings;
-import dev.weft.security.OpenAccess;
 import dev.weft.security.Security;
 import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
@@ -37,11 +36,6 @@ final class TestServer implements AutoCloseable {
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
-        this(false, extraArgs);
-    }
-
-    /** A server with the access rules of {@code /weft/acl} when {@code acl}, else everything allowed. */
-    TestServer(boolean acl, String... extraArgs) throws Exception {
         data = Files.createTempDirectory("weft-test");
         String[] args = Stream.concat(Stream.of("--port", "0", "--data", data.toString(),
                         "--admin-password", ADMIN_PASSWORD, "--bcrypt-cost", "4"), Stream.of(extraArgs))
@@ -49,7 +43,7 @@ final class TestServer implements AutoCloseable {
         settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
         server = new WeftServer(settings, store, Security.open(settings, store, System.out),
-                acl ? AclAuthorizer.open(store, settings) : OpenAccess.AUTHORIZER);
+                AclAuthorizer.open(store, settings));
         server.start();
     }
 
