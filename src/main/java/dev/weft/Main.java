@@ -3,8 +3,8 @@ package dev.weft;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.http.WeftServer;
-import dev.weft.security.OpenAccess;
 import dev.weft.security.Security;
+import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
 import org.slf4j.Logger;
@@ -34,7 +34,8 @@ public final class Main {
         Store store = Stores.open(settings);
         WeftServer server;
         try {
-            server = new WeftServer(settings, store, Security.open(settings, store, System.out), OpenAccess.AUTHORIZER);
+            server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+                    AclAuthorizer.open(store, settings));
         } catch (WeftException | IllegalArgumentException e) {
             System.err.println("weft: " + e.getMessage());
             store.close();

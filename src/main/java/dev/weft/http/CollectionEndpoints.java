@@ -80,7 +80,10 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
-    /** The stored bytes as the collection's policy shows them, re-encoded through the projection (client's, then the permission's). */
+    /**
+     * The stored bytes as the collection's policy shows them, re-encoded through the projection
+     * (the client's, then the permission's) when there is one.
+     */
     byte[] render(StoredDocument doc, ReadParams params) {
         byte[] json = params.policy().readable(doc.json());
         if (params.projection().isEmpty()) {

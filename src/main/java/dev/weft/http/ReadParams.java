@@ -18,8 +18,8 @@ import tools.jackson.databind.node.ObjectNode;
  * The parse and plan stage of a read: {@code filter} (repeatable, ANDed), {@code keys}
  * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}.
  * Each bad parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy}
- * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read path
- * at once: its read filter is ANDed into {@link #filter} and its projection runs after the
+ * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read
+ * path at once: its read filter is ANDed into {@link #filter} and its projection runs after the
  * client's in {@link #projection}. {@link #cacheKey} is the normalized text of everything that
  * shapes the result, the permission included, for {@link ResultCache}; {@link #policy} is how
  * documents of the collection are shown.
@@ -42,12 +42,12 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint, key, policy);
     }
 
-    /** Just the filters narrowed by the read filter, for {@code _size} and every other read. */
+    /** The client's filters narrowed by the read filter, for {@code _size} and every other read. */
     static Filter filterOnly(Exchange ex, Api api, Namespace ns) {
         return ex.permission().narrowRead(clientFilter(ex, api, ns));
     }
 
-    /** The client's filters alone, ANDed; bulk writes narrow them with the write permission. */
+    /** The client's filters alone (repeated ones ANDed); bulk writes narrow them with the write permission. */
     static Filter clientFilter(Exchange ex, Api api, Namespace ns) {
         DocumentPolicy policy = api.policy(ns);
         List<Filter> parsed = new ArrayList<>();
@@ -82,6 +82,7 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         return Optional.of(doc -> last.apply(first.apply(doc)));
     }
 
+    /** The {@code keys} parameters merged into one projection. */
     private static Optional<Projection> clientProjection(Exchange ex, Api api, DocumentPolicy policy) {
         List<String> keys = ex.params("keys");
         if (keys.isEmpty()) {

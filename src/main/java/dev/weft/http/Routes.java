@@ -57,6 +57,11 @@ final class Routes {
         };
     }
 
+    /** Every route, in the order they are tried. */
+    List<Route> all() {
+        return routes;
+    }
+
     /** The route whose template matches {@code path}, with its decoded path parameters. */
     Optional<Match> match(String path) {
         String[] parts = split(path);

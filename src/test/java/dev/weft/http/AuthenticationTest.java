@@ -17,6 +17,9 @@ class AuthenticationTest {
     static void start() throws Exception {
         weft = new TestServer("--login-guard-failures", "1000");
         weft.createCollection("db", "things");
+        // Authorization is on: let role user read /db/things (docs/security.md).
+        assertThat(weft.post("/weft/acl", "{\"_id\":\"things\",\"roles\":[\"user\"],"
+                + "\"predicate\":\"path('/db/things') and method(GET)\"}").statusCode()).isEqualTo(201);
     }
 
     @AfterAll

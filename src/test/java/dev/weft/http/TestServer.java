@@ -1,8 +1,8 @@
 package dev.weft.http;
 
 import dev.weft.core.Settings;
-import dev.weft.security.OpenAccess;
 import dev.weft.security.Security;
+import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
 import dev.weft.store.postgres.PgTesting;
@@ -47,7 +47,8 @@ final class TestServer implements AutoCloseable {
                 Stream.of(extraArgs)).flatMap(s -> s).toArray(String[]::new);
         settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
-        server = new WeftServer(settings, store, Security.open(settings, store, System.out), OpenAccess.AUTHORIZER);
+        server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+                AclAuthorizer.open(store, settings));
         server.start();
     }
 

@@ -30,6 +30,16 @@ class PasswordsTest {
     }
 
     @Test
+    void aFullHashingPoolAnswers503() throws Exception {
+        Passwords one = new Passwords(12, 12, 1, 1);
+        Thread busy = Thread.ofVirtual().start(() -> one.hash("correct horse battery"));
+        Thread.sleep(100);
+        assertThatThrownBy(() -> one.verify("correct horse battery", "$2b$04$x")).isInstanceOf(WeftException.class)
+                .satisfies(e -> assertThat(((WeftException) e).status()).isEqualTo(503));
+        busy.join();
+    }
+
+    @Test
     void randomPasswordsPassTheRuleAndDiffer() {
         String one = Passwords.random();
         passwords.checkStrength(one);
