@@ -147,11 +147,12 @@ weft_call() {
 # --- nginx ---------------------------------------------------------------------------------
 NGINX_WORKERS=${NGINX_WORKERS:-auto}
 NGINX_PORT=""; NGINX_PID=""; NGINX_URL=""
-# start_nginx < routes   (see nginx-conf.py for the route format)
+# start_nginx ROUTES_FILE   (see nginx-conf.py for the route format; not in a pipe: it sets globals)
 start_nginx() {
+  local routes=$1
   NGINX_PORT=$(free_port)
   local dir="$BENCH_TMP/nginx"; rm -rf "$dir"; mkdir -p "$dir"; chmod 755 "$dir"
-  python3 "$BENCH_LIB/nginx-conf.py" "$dir" "$NGINX_PORT" "$NGINX_WORKERS"
+  python3 "$BENCH_LIB/nginx-conf.py" "$dir" "$NGINX_PORT" "$NGINX_WORKERS" <"$routes"
   "$NGINX_BIN" -t -q -p "$dir" -c "$dir/nginx.conf" 2>&1 | grep -v 'the "user" directive' >&2 || true
   "$NGINX_BIN" -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/error.log" &
   NGINX_PID=$!; track_pid "$NGINX_PID"
