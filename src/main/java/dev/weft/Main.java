@@ -2,9 +2,21 @@ package dev.weft;
 
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
+import dev.weft.http.WeftServer;
+import dev.weft.security.OpenAccess;
+import dev.weft.store.Store;
+import dev.weft.store.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Command-line entry: {@code ./weft start [--setting value ...]}. */
+/**
+ * {@code ./weft start [--setting value ...]}: opens the store, starts the listener, logs one
+ * line saying where it listens, and on SIGTERM stops gracefully (the listener closes, in-flight
+ * requests finish, then the store closes, so every acknowledged write is already durable).
+ */
 public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
     private Main() {}
 
     public static void main(String[] args) throws Exception {
@@ -17,6 +29,22 @@ public final class Main {
             System.exit(2);
             return;
         }
-        System.out.println("weft: settings " + settings);
+        Store store = Stores.open(settings);
+        WeftServer server = new WeftServer(settings, store, OpenAccess.AUTHENTICATOR, OpenAccess.AUTHORIZER);
+        server.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server, store), "weft-shutdown"));
+        LOG.info("weft listening on http://{}:{} (data {})", settings.bind(), server.port(), settings.data().toAbsolutePath());
+        Thread.currentThread().join();
+    }
+
+    private static void stop(WeftServer server, Store store) {
+        LOG.info("weft stopping: finishing in-flight requests");
+        try {
+            server.close();
+        } catch (Exception e) {
+            LOG.warn("listener did not stop cleanly", e);
+        }
+        store.close();
+        LOG.info("weft stopped");
     }
 }

@@ -1,0 +1,121 @@
+package dev.weft.http;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.query.QueryLimits;
+import dev.weft.store.Metadata;
+import dev.weft.store.Namespace;
+import dev.weft.store.Store;
+import dev.weft.store.WriteResult;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What every endpoint shares: the store, the JSON codec, the limits, the result cache, and the
+ * small translations between HTTP and the store (names from the path, content types, etags,
+ * write outcomes to statuses).
+ */
+record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache) {
+
+    static Api of(Store store, Settings settings) {
+        return new Api(store, new Json(settings.maxNestingDepth()), settings,
+                new QueryLimits(settings.maxRegexLength(), settings.maxNestingDepth()),
+                new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()));
+    }
+
+    Namespace namespace(Exchange ex) {
+        return new Namespace(ex.pathParam("db"), ex.pathParam("coll"));
+    }
+
+    String database(Exchange ex) {
+        String db = ex.pathParam("db");
+        Namespace.checkName(db, "database");
+        return db;
+    }
+
+    /** The collection's metadata, or 404 naming what is missing. */
+    Metadata existingCollection(Namespace ns) {
+        return store.collection(ns).orElseThrow(() -> store.database(ns.db()).isEmpty()
+                ? WeftException.notFound("database " + ns.db() + " does not exist")
+                : WeftException.notFound("collection " + ns + " does not exist"));
+    }
+
+    /** A JSON body, required to be JSON (415 otherwise); empty bodies read as {@code {}}. */
+    JsonNode jsonBody(Exchange ex) {
+        requireJson(ex);
+        byte[] body = ex.body();
+        if (isBlank(body)) {
+            return Json.NODES.objectNode();
+        }
+        return json.parse(body, "request body");
+    }
+
+    ObjectNode objectBody(Exchange ex) {
+        JsonNode body = jsonBody(ex);
+        if (!body.isObject()) {
+            throw WeftException.badRequest("request body must be a JSON object");
+        }
+        return (ObjectNode) body;
+    }
+
+    static void requireJson(Exchange ex) {
+        String type = ex.contentType();
+        if (!type.isEmpty() && !type.equals("application/json") && !type.equals("application/hal+json")) {
+            throw new WeftException(415, "Content-Type must be application/json"
+                    + (ex.method().equals("POST") ? " or application/x-ndjson" : "") + ", not " + type);
+        }
+    }
+
+    private static boolean isBlank(byte[] body) {
+        for (byte b : body) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static Optional<String> ifMatch(Exchange ex) {
+        return ex.header("If-Match").map(Api::stripEtagQuotes);
+    }
+
+    static String stripEtagQuotes(String etag) {
+        String e = etag.trim();
+        if (e.startsWith("W/")) {
+            e = e.substring(2);
+        }
+        if (e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"")) {
+            e = e.substring(1, e.length() - 1);
+        }
+        return e;
+    }
+
+    /** RESTHeart requires the etag to delete a database or collection (409 without it). */
+    static Optional<String> requiredIfMatch(Exchange ex, String what) {
+        Optional<String> etag = ifMatch(ex);
+        if (etag.isEmpty()) {
+            throw WeftException.conflict("the " + what + "'s ETag must be provided using the 'If-Match' header");
+        }
+        return etag;
+    }
+
+    /** Answers a single-document write the RESTHeart way; failures become their 4xx. */
+    static void answerWrite(Exchange ex, WriteResult result, Optional<String> location) {
+        result.etag().ifPresent(etag -> ex.setHeader("ETag", etag));
+        switch (result.outcome()) {
+            case CREATED -> {
+                location.ifPresent(l -> ex.setHeader("Location", l));
+                ex.sendEmpty(201);
+            }
+            case UPDATED -> ex.sendEmpty(200);
+            case DELETED -> ex.sendEmpty(204);
+            case BULK_DONE -> ex.sendEmpty(200);
+            case NOT_FOUND -> throw WeftException.notFound(result.message().orElse("document not found"));
+            case CONFLICT -> throw WeftException.conflict(result.message().orElse("duplicate key"));
+            case PRECONDITION_FAILED -> throw WeftException.preconditionFailed(
+                    result.message().orElse("the ETag does not match (If-Match)"));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.weft.http;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.Update;
+import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code PATCH|DELETE /{db}/{coll}/*?filter=}: update or delete every match in one transaction.
+ * The filter is required, as in RESTHeart, so that a bare {@code /*} never wipes a collection by
+ * accident; {@code filter={}} says "all" on purpose.
+ */
+final class BulkEndpoints {
+    private final Api api;
+
+    BulkEndpoints(Api api) {
+        this.api = api;
+    }
+
+    void patch(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        Filter filter = requiredFilter(ex);
+        Update update = Update.parse(api.objectBody(ex), api.limits());
+        api.existingCollection(ns);
+        WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
+        answer(ex, result, "modified");
+    }
+
+    void delete(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        Filter filter = requiredFilter(ex);
+        api.existingCollection(ns);
+        WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter));
+        answer(ex, result, "deleted");
+    }
+
+    private Filter requiredFilter(Exchange ex) {
+        if (ex.params("filter").isEmpty()) {
+            throw WeftException.badRequest("a bulk write needs the filter query parameter (filter={} for all documents)");
+        }
+        return ReadParams.filterOnly(ex, api);
+    }
+
+    private void answer(Exchange ex, WriteResult result, String counted) {
+        if (!result.ok()) {
+            Api.answerWrite(ex, result, java.util.Optional.empty());
+            return;
+        }
+        ObjectNode body = Json.NODES.objectNode();
+        body.put("inserted", 0);
+        body.put("deleted", counted.equals("deleted") ? result.count() : 0);
+        body.put("modified", counted.equals("modified") ? result.count() : 0);
+        body.put("matched", result.count());
+        ex.sendJson(200, api.json().bytes(body));
+    }
+}

@@ -1,0 +1,178 @@
+package dev.weft.http;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.store.FindQuery;
+import dev.weft.store.Namespace;
+import dev.weft.store.StoredDocument;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code /{db}/{coll}}: list documents (a page, or every match as ndjson), insert (one, an
+ * array, or an ndjson stream), create and drop the collection, and {@code _size}.
+ */
+final class CollectionEndpoints {
+    static final String NDJSON = "application/x-ndjson";
+
+    /** How a stored document becomes response bytes for a read's parameters. */
+    @FunctionalInterface
+    interface Renderer {
+        byte[] render(StoredDocument doc, ReadParams params);
+    }
+
+    private final Api api;
+    private final NdjsonIngest ingest;
+    private final NdjsonExport export;
+
+    CollectionEndpoints(Api api) {
+        this.api = api;
+        this.ingest = new NdjsonIngest(api);
+        this.export = new NdjsonExport(api, this::render);
+    }
+
+    void list(Exchange ex) throws Exception {
+        Namespace ns = api.namespace(ex);
+        if (ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
+            export.stream(ex, ns);
+            return;
+        }
+        long version = api.store().version(ns);
+        ReadParams params = ReadParams.parse(ex, api, ns);
+        if (params.count()) {
+            long total = api.store().count(ns, params.filter());
+            ex.setHeader("X-Total-Count", Long.toString(total));
+            long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
+            ex.setHeader("X-Total-Pages", Long.toString(pages));
+        }
+        Optional<byte[]> cached = api.cache().get(params.cacheKey(), version);
+        if (cached.isPresent()) {
+            ex.sendJson(200, cached.get());
+            return;
+        }
+        api.existingCollection(ns);
+        byte[] body = page(ns, params);
+        api.cache().put(params.cacheKey(), version, body);
+        ex.sendJson(200, body);
+    }
+
+    private byte[] page(Namespace ns, ReadParams params) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        out.write('[');
+        if (params.pageSize() > 0) {
+            FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), params.pageSize(), params.hint());
+            boolean[] first = {true};
+            api.store().find(ns, query, doc -> {
+                if (!first[0]) {
+                    out.write(',');
+                }
+                first[0] = false;
+                out.writeBytes(render(doc, params));
+            });
+        }
+        out.write(']');
+        return out.toByteArray();
+    }
+
+    /** The stored bytes as they are, or re-encoded through the projection when there is one. */
+    byte[] render(StoredDocument doc, ReadParams params) {
+        if (params.projection().isEmpty()) {
+            return doc.json();
+        }
+        return api.json().bytes(params.projection().get().apply(api.json().parse(doc.json(), "stored document")));
+    }
+
+    void size(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        api.existingCollection(ns);
+        long size = api.store().count(ns, ReadParams.filterOnly(ex, api));
+        ObjectNode body = Json.NODES.objectNode();
+        body.put("_size", size);
+        ex.sendJson(200, api.json().bytes(body));
+    }
+
+    void post(Exchange ex) throws Exception {
+        Namespace ns = api.namespace(ex);
+        api.existingCollection(ns);
+        if (ex.contentType().equals(NDJSON)) {
+            ingest.ingest(ex, ns);
+            return;
+        }
+        JsonNode body = api.jsonBody(ex);
+        WriteOp.WriteMode mode = WriteModes.parse(ex, WriteOp.WriteMode.INSERT);
+        if (body.isArray()) {
+            insertMany(ex, ns, body, mode);
+            return;
+        }
+        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        WriteOp op = mode == WriteOp.WriteMode.INSERT
+                ? new WriteOp.InsertMany(ns, List.of(doc))
+                : new WriteOp.Replace(ns, doc, mode, Api.ifMatch(ex));
+        WriteResult result = api.store().write(op);
+        Api.answerWrite(ex, result, Optional.of(location(ex, doc.get("_id"))));
+    }
+
+    private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
+        List<ObjectNode> docs = new ArrayList<>(body.size());
+        for (JsonNode element : body) {
+            docs.add(DocumentIds.prepareForInsert(element));
+        }
+        if (docs.isEmpty()) {
+            throw WeftException.badRequest("the array of documents is empty");
+        }
+        long inserted;
+        long modified = 0;
+        if (mode == WriteOp.WriteMode.INSERT) {
+            WriteResult result = api.store().write(new WriteOp.InsertMany(ns, docs));
+            if (!result.ok()) {
+                Api.answerWrite(ex, result, Optional.empty());
+                return;
+            }
+            inserted = docs.size();
+        } else {
+            List<WriteOp> ops = new ArrayList<>(docs.size());
+            docs.forEach(d -> ops.add(new WriteOp.Replace(ns, d, mode, Optional.empty())));
+            inserted = 0;
+            for (WriteResult r : api.store().writeAll(ops)) {
+                if (r.outcome() == WriteResult.Outcome.CREATED) {
+                    inserted++;
+                } else if (r.outcome() == WriteResult.Outcome.UPDATED) {
+                    modified++;
+                }
+            }
+        }
+        ObjectNode answer = Json.NODES.objectNode();
+        answer.put("inserted", inserted);
+        answer.put("deleted", 0);
+        answer.put("modified", modified);
+        answer.put("matched", modified);
+        var links = answer.putArray("links");
+        String base = ex.path().endsWith("/") ? ex.path() : ex.path() + "/";
+        docs.forEach(d -> links.add(base + DocumentIds.toPath(d.get("_id"))));
+        ex.sendJson(200, api.json().bytes(answer));
+    }
+
+    static String location(Exchange ex, JsonNode id) {
+        String base = ex.path().endsWith("/") ? ex.path() : ex.path() + "/";
+        return base + DocumentIds.toPath(id);
+    }
+
+    void put(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        boolean created = api.store().putCollection(ns, api.objectBody(ex), Api.ifMatch(ex));
+        api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));
+        ex.sendEmpty(created ? 201 : 200);
+    }
+
+    void drop(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        api.store().dropCollection(ns, Api.requiredIfMatch(ex, "collection"));
+        ex.sendEmpty(204);
+    }
+}

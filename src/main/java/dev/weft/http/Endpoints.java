@@ -1,0 +1,23 @@
+package dev.weft.http;
+
+import dev.weft.observe.Metrics;
+import java.nio.charset.StandardCharsets;
+
+/** The endpoints the route table points at, built once over one {@link Api}. */
+record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
+                 DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes) {
+
+    private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
+
+    static Endpoints of(Api api, Metrics metrics) {
+        return new Endpoints(
+                ex -> ex.sendJson(200, PONG),
+                ex -> ex.send(200, "text/plain; version=0.0.4; charset=utf-8",
+                        metrics.render().getBytes(StandardCharsets.UTF_8)),
+                new DatabaseEndpoints(api),
+                new CollectionEndpoints(api),
+                new DocumentEndpoints(api),
+                new BulkEndpoints(api),
+                new IndexEndpoints(api));
+    }
+}

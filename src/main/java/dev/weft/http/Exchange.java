@@ -1,0 +1,210 @@
+package dev.weft.http;
+
+import dev.weft.core.WeftException;
+import dev.weft.security.Principal;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * One request and its response, as the endpoints see it: path parameters from the route table,
+ * query parameters, bounded body reading, and one way to answer. Endpoints never touch Jetty.
+ * An exchange is answered exactly once; {@link #answered()} tells the pipeline whether it was.
+ */
+public final class Exchange {
+    private final Request request;
+    private final Response response;
+    private final Callback callback;
+    private final Map<String, String> pathParams;
+    private final long maxBodyBytes;
+    private Fields query;
+    private Principal principal = Principal.ANONYMOUS;
+    private int status;
+    private boolean answered;
+
+    Exchange(Request request, Response response, Callback callback, Map<String, String> pathParams, long maxBodyBytes) {
+        this.request = request;
+        this.response = response;
+        this.callback = callback;
+        this.pathParams = pathParams;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    public String method() {
+        return request.getMethod();
+    }
+
+    public String path() {
+        return request.getHttpURI().getPath();
+    }
+
+    /** A path parameter of the route template, such as {@code db} or {@code id}. */
+    public String pathParam(String name) {
+        String value = pathParams.get(name);
+        if (value == null) {
+            throw new IllegalStateException("route has no path parameter " + name);
+        }
+        return value;
+    }
+
+    public Optional<String> header(String name) {
+        return Optional.ofNullable(request.getHeaders().get(name));
+    }
+
+    public Optional<String> param(String name) {
+        Fields.Field field = query().get(name);
+        return field == null ? Optional.empty() : Optional.of(field.getValue());
+    }
+
+    public List<String> params(String name) {
+        Fields.Field field = query().get(name);
+        return field == null ? List.of() : field.getValues();
+    }
+
+    public boolean hasParam(String name) {
+        return query().get(name) != null;
+    }
+
+    private Fields query() {
+        if (query == null) {
+            try {
+                query = Request.extractQueryParameters(request, StandardCharsets.UTF_8);
+            } catch (RuntimeException e) {
+                throw WeftException.badRequest("malformed query string");
+            }
+        }
+        return query;
+    }
+
+    public Principal principal() {
+        return principal;
+    }
+
+    void principal(Principal principal) {
+        this.principal = principal;
+    }
+
+    /** The media type of the body without parameters, lower case; empty when absent. */
+    public String contentType() {
+        String value = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        if (value == null) {
+            return "";
+        }
+        int semi = value.indexOf(';');
+        return (semi < 0 ? value : value.substring(0, semi)).trim().toLowerCase();
+    }
+
+    /** The whole body, refused with 413 past {@code max-body-bytes}. */
+    public byte[] body() {
+        long declared = request.getLength();
+        if (declared > maxBodyBytes) {
+            throw tooLarge();
+        }
+        try (InputStream in = bodyStream()) {
+            byte[] bytes = in.readNBytes((int) Math.min(maxBodyBytes + 1, Integer.MAX_VALUE - 8));
+            if (bytes.length > maxBodyBytes) {
+                throw tooLarge();
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw WeftException.badRequest("could not read the request body: " + e.getMessage());
+        }
+    }
+
+    private WeftException tooLarge() {
+        return new WeftException(413, "request body is larger than max-body-bytes (" + maxBodyBytes + ")");
+    }
+
+    /** The body as a stream, for ndjson ingest (limited per line by the reader, not in total). */
+    public InputStream bodyStream() {
+        return Content.Source.asInputStream(request);
+    }
+
+    public void setHeader(String name, String value) {
+        response.getHeaders().put(name, value);
+    }
+
+    public void send(int status, String contentType, byte[] body) {
+        markAnswered(status);
+        response.setStatus(status);
+        if (contentType != null) {
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        }
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    public void sendJson(int status, byte[] json) {
+        send(status, "application/json", json);
+    }
+
+    public void sendEmpty(int status) {
+        markAnswered(status);
+        response.setStatus(status);
+        response.write(true, null, callback);
+    }
+
+    /**
+     * Starts a streamed response of unknown length; the caller writes and closes the stream,
+     * which completes the exchange. Writes block this virtual thread while the client is slow,
+     * so a stream's memory is bounded by the output buffer, not by the result size.
+     */
+    public OutputStream stream(int status, String contentType) {
+        markAnswered(status);
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        OutputStream out = Content.Sink.asOutputStream(response);
+        return new java.io.FilterOutputStream(out) {
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void close() throws IOException {
+                try {
+                    out.close();
+                    callback.succeeded();
+                } catch (IOException | RuntimeException e) {
+                    callback.failed(e);
+                    throw e;
+                }
+            }
+        };
+    }
+
+    private void markAnswered(int status) {
+        if (answered) {
+            throw new IllegalStateException("exchange answered twice");
+        }
+        answered = true;
+        this.status = status;
+    }
+
+    boolean answered() {
+        return answered;
+    }
+
+    int status() {
+        return status;
+    }
+
+    boolean isCommitted() {
+        return response.isCommitted();
+    }
+
+    void fail(Throwable failure) {
+        callback.failed(failure);
+    }
+}

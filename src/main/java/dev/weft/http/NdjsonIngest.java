@@ -1,0 +1,194 @@
+package dev.weft.http;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code POST /{db}/{coll}} with {@code application/x-ndjson}: one document per line, read as it
+ * arrives. Memory is bounded by one line ({@code max-ndjson-line-bytes}) plus two chunks of
+ * {@value #CHUNK} documents: while the store commits one chunk, the next is parsed. A bad line
+ * (malformed, not an object, too long, duplicate id) is reported by its number and does not stop
+ * the good ones. Answers {@code {"inserted", "failed", "errors":[{"line","message"}]}}; only the
+ * first {@value #MAX_REPORTED} errors are listed.
+ */
+final class NdjsonIngest {
+    static final int CHUNK = 1000;
+    static final int MAX_REPORTED = 100;
+
+    private final Api api;
+
+    NdjsonIngest(Api api) {
+        this.api = api;
+    }
+
+    private record Line(long number, ObjectNode doc) {}
+
+    private final class Report {
+        long inserted;
+        long failed;
+        final ArrayNode errors = Json.NODES.arrayNode();
+
+        void error(long line, String message) {
+            failed++;
+            if (errors.size() < MAX_REPORTED) {
+                ObjectNode e = errors.addObject();
+                e.put("line", line);
+                e.put("message", message);
+            }
+        }
+    }
+
+    void ingest(Exchange ex, Namespace ns) throws IOException, InterruptedException {
+        Report report = new Report();
+        LineReader reader = new LineReader(ex.bodyStream(), api.settings().maxNdjsonLineBytes());
+        List<Line> chunk = new ArrayList<>(CHUNK);
+        CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
+        byte[] line;
+        while ((line = reader.next()) != null) {
+            long number = reader.lineNumber();
+            if (line == LineReader.TOO_LONG) {
+                report.error(number, "line is longer than max-ndjson-line-bytes (" + api.settings().maxNdjsonLineBytes() + ")");
+                continue;
+            }
+            if (line.length == 0) {
+                continue;
+            }
+            try {
+                chunk.add(new Line(number, DocumentIds.prepareForInsert(api.json().parse(line, "line " + number))));
+            } catch (WeftException e) {
+                report.error(number, e.getMessage());
+            }
+            if (chunk.size() == CHUNK) {
+                inFlight = submit(inFlight, ns, chunk, report);
+                chunk = new ArrayList<>(CHUNK);
+            }
+        }
+        inFlight = submit(inFlight, ns, chunk, report);
+        await(inFlight);
+        ObjectNode answer = Json.NODES.objectNode();
+        answer.put("inserted", report.inserted);
+        answer.put("failed", report.failed);
+        answer.set("errors", report.errors);
+        ex.sendJson(200, api.json().bytes(answer));
+    }
+
+    /** Waits for the previous chunk, then commits this one on its own virtual thread. */
+    private CompletableFuture<Void> submit(CompletableFuture<Void> previous, Namespace ns, List<Line> chunk, Report report)
+            throws InterruptedException {
+        await(previous);
+        if (chunk.isEmpty()) {
+            return previous;
+        }
+        return CompletableFuture.runAsync(() -> store(ns, chunk, report), Thread.ofVirtual()::start);
+    }
+
+    private void store(Namespace ns, List<Line> chunk, Report report) {
+        List<ObjectNode> docs = new ArrayList<>(chunk.size());
+        chunk.forEach(l -> docs.add(l.doc()));
+        WriteResult all = api.store().write(new WriteOp.InsertMany(ns, docs));
+        if (all.ok()) {
+            report.inserted += docs.size();
+            return;
+        }
+        // Some line conflicts: retry one op per line to say which, keeping the others.
+        List<WriteOp> single = new ArrayList<>(chunk.size());
+        chunk.forEach(l -> single.add(new WriteOp.InsertMany(ns, List.of(l.doc()))));
+        List<WriteResult> results = api.store().writeAll(single);
+        for (int i = 0; i < results.size(); i++) {
+            WriteResult r = results.get(i);
+            if (r.ok()) {
+                report.inserted++;
+            } else {
+                report.error(chunk.get(i).number(), r.message().orElse(r.outcome().toString()));
+            }
+        }
+    }
+
+    private static void await(CompletableFuture<Void> future) throws InterruptedException {
+        try {
+            future.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Splits a stream into lines of at most {@code max} bytes without holding more than one. */
+    static final class LineReader {
+        static final byte[] TOO_LONG = new byte[0];
+
+        private final InputStream in;
+        private final int max;
+        private final byte[] buffer = new byte[64 * 1024];
+        private int pos;
+        private int limit;
+        private long lineNumber;
+        private byte[] line = new byte[1024];
+
+        LineReader(InputStream in, int max) {
+            this.in = in;
+            this.max = max;
+        }
+
+        long lineNumber() {
+            return lineNumber;
+        }
+
+        /** The next line without its terminator, {@link #TOO_LONG}, or null at the end. */
+        byte[] next() throws IOException {
+            int length = 0;
+            boolean tooLong = false;
+            boolean any = false;
+            while (true) {
+                if (pos == limit) {
+                    limit = in.read(buffer);
+                    pos = 0;
+                    if (limit <= 0) {
+                        limit = 0;
+                        if (!any) {
+                            return null;
+                        }
+                        break;
+                    }
+                }
+                any = true;
+                byte b = buffer[pos++];
+                if (b == '\n') {
+                    break;
+                }
+                if (tooLong) {
+                    continue;
+                }
+                if (length == max) {
+                    tooLong = true;
+                    continue;
+                }
+                if (length == line.length) {
+                    line = java.util.Arrays.copyOf(line, Math.min(max, line.length * 2));
+                }
+                line[length++] = b;
+            }
+            lineNumber++;
+            if (tooLong) {
+                return TOO_LONG;
+            }
+            if (length > 0 && line[length - 1] == '\r') {
+                length--;
+            }
+            return java.util.Arrays.copyOf(line, length);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.weft.http;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Response bytes of recent list queries, keyed by the collection and the normalized query.
+ * An entry remembers the collection's {@link dev.weft.store.Store#version} read <em>before</em>
+ * the query ran, and is served only while the version is unchanged: any committed write to the
+ * collection changes the version, so no write is ever hidden by the cache. (A write racing the
+ * query makes the entry's version stale at once; it is then simply a miss.)
+ *
+ * <p>Bounded by entry count ({@code result-cache-entries}) and entry size
+ * ({@code result-cache-max-bytes}); least recently used entries go first.
+ */
+final class ResultCache {
+    private record Cached(long version, byte[] body) {}
+
+    private final int maxEntries;
+    private final int maxBytes;
+    private final Map<String, Cached> entries;
+
+    ResultCache(int maxEntries, int maxBytes) {
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+        this.entries = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Cached> eldest) {
+                return size() > ResultCache.this.maxEntries;
+            }
+        };
+    }
+
+    Optional<byte[]> get(String key, long version) {
+        if (maxEntries == 0) {
+            return Optional.empty();
+        }
+        Cached entry;
+        synchronized (entries) {
+            entry = entries.get(key);
+        }
+        return entry != null && entry.version == version ? Optional.of(entry.body) : Optional.empty();
+    }
+
+    void put(String key, long version, byte[] body) {
+        if (maxEntries == 0 || body.length > maxBytes) {
+            return;
+        }
+        synchronized (entries) {
+            entries.put(key, new Cached(version, body));
+        }
+    }
+}

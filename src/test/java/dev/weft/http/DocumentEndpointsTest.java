@@ -1,0 +1,125 @@
+package dev.weft.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+class DocumentEndpointsTest {
+    static TestServer weft;
+    static final Json JSON = Json.standard();
+
+    @BeforeAll
+    static void start() throws Exception {
+        weft = new TestServer();
+        weft.createCollection("db", "docs");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        weft.close();
+    }
+
+    static JsonNode json(HttpResponse<String> r) {
+        return JSON.parse(r.body(), "response");
+    }
+
+    @Test
+    void postWithoutIdCreatesAnObjectIdAndLocation() throws Exception {
+        HttpResponse<String> r = weft.post("/db/docs", "{\"name\":\"ada\"}");
+        assertThat(r.statusCode()).isEqualTo(201);
+        String location = r.headers().firstValue("Location").orElseThrow();
+        assertThat(location).matches("/db/docs/[0-9a-f]{24}");
+        String etag = r.headers().firstValue("ETag").orElseThrow();
+        HttpResponse<String> got = weft.get(location);
+        assertThat(got.statusCode()).isEqualTo(200);
+        JsonNode doc = json(got);
+        assertThat(doc.get("name").asString()).isEqualTo("ada");
+        assertThat(doc.get("_id").get("$oid").asString()).isEqualTo(location.substring(9));
+        assertThat(doc.get("_etag").get("$oid").asString()).isEqualTo(etag);
+        assertThat(got.headers().firstValue("ETag")).contains(etag);
+    }
+
+    @Test
+    void duplicateIdIsConflict() throws Exception {
+        assertThat(weft.post("/db/docs", "{\"_id\":\"dup\",\"v\":1}").statusCode()).isEqualTo(201);
+        HttpResponse<String> again = weft.post("/db/docs", "{\"_id\":\"dup\",\"v\":2}");
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertThat(json(again).get("http status code").asInt()).isEqualTo(409);
+        assertThat(json(weft.get("/db/docs/dup")).get("v").asInt()).isEqualTo(1);
+        // wm=upsert on POST replaces
+        assertThat(weft.post("/db/docs?wm=upsert", "{\"_id\":\"dup\",\"v\":3}").statusCode()).isEqualTo(200);
+        assertThat(json(weft.get("/db/docs/dup")).get("v").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void putAndPatchUpdateByDefaultAndUpsertOnRequest() throws Exception {
+        assertThat(weft.put("/db/docs/p1", "{\"a\":1}").statusCode()).isEqualTo(404);
+        assertThat(weft.patch("/db/docs/p1", "{\"a\":1}").statusCode()).isEqualTo(404);
+        assertThat(weft.put("/db/docs/p1?wm=upsert", "{\"a\":1}").statusCode()).isEqualTo(201);
+        assertThat(weft.put("/db/docs/p1", "{\"b\":2}").statusCode()).isEqualTo(200);
+        JsonNode replaced = json(weft.get("/db/docs/p1"));
+        assertThat(replaced.has("a")).isFalse();
+        assertThat(replaced.get("b").asInt()).isEqualTo(2);
+        assertThat(weft.patch("/db/docs/p1", "{\"$inc\":{\"b\":5},\"$set\":{\"c.d\":true}}").statusCode()).isEqualTo(200);
+        JsonNode patched = json(weft.get("/db/docs/p1"));
+        assertThat(patched.get("b").asInt()).isEqualTo(7);
+        assertThat(patched.get("c").get("d").asBoolean()).isTrue();
+        // a plain PATCH body is a $set
+        assertThat(weft.patch("/db/docs/p1", "{\"e\":\"x\"}").statusCode()).isEqualTo(200);
+        assertThat(json(weft.get("/db/docs/p1")).get("b").asInt()).isEqualTo(7);
+        assertThat(weft.patch("/db/docs/p2?wm=upsert", "{\"$set\":{\"z\":1}}").statusCode()).isIn(200, 201);
+        assertThat(json(weft.get("/db/docs/p2")).get("z").asInt()).isEqualTo(1);
+        assertThat(weft.put("/db/docs/p3?wm=insert", "{\"a\":1}").statusCode()).isEqualTo(201);
+        assertThat(weft.put("/db/docs/p3?wm=insert", "{\"a\":1}").statusCode()).isEqualTo(409);
+    }
+
+    @Test
+    void etagsGuardWritesAndConditionalReads() throws Exception {
+        HttpResponse<String> created = weft.put("/db/docs/e1?wm=upsert", "{\"n\":1}");
+        String etag = created.headers().firstValue("ETag").orElseThrow();
+        assertThat(weft.get("/db/docs/e1", "If-None-Match", etag).statusCode()).isEqualTo(304);
+        assertThat(weft.get("/db/docs/e1", "If-None-Match", "\"" + etag + "\"").statusCode()).isEqualTo(304);
+        assertThat(weft.get("/db/docs/e1", "If-None-Match", "other").statusCode()).isEqualTo(200);
+        assertThat(weft.patch("/db/docs/e1", "{\"n\":2}", "If-Match", "000000000000000000000000").statusCode()).isEqualTo(412);
+        HttpResponse<String> ok = weft.patch("/db/docs/e1", "{\"n\":2}", "If-Match", etag);
+        assertThat(ok.statusCode()).isEqualTo(200);
+        String next = ok.headers().firstValue("ETag").orElseThrow();
+        assertThat(next).isNotEqualTo(etag);
+        assertThat(weft.delete("/db/docs/e1", "If-Match", etag).statusCode()).isEqualTo(412);
+        assertThat(weft.delete("/db/docs/e1", "If-Match", next).statusCode()).isEqualTo(204);
+        assertThat(weft.get("/db/docs/e1").statusCode()).isEqualTo(404);
+        assertThat(weft.delete("/db/docs/e1").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void extendedJsonIdsAndDates() throws Exception {
+        String oid = "5f0c2a4e9d1b2c3d4e5f6a7b";
+        assertThat(weft.post("/db/docs", "{\"_id\":{\"$oid\":\"" + oid + "\"},\"when\":{\"$date\":1700000000000}}").statusCode())
+                .isEqualTo(201);
+        JsonNode doc = json(weft.get("/db/docs/" + oid));
+        assertThat(doc.get("when").get("$date").asLong()).isEqualTo(1700000000000L);
+        // the same hex as a string id is a different document
+        assertThat(weft.get("/db/docs/" + oid + "?id_type=STRING").statusCode()).isEqualTo(404);
+        assertThat(weft.post("/db/docs", "{\"_id\":42,\"n\":true}").statusCode()).isEqualTo(201);
+        assertThat(weft.get("/db/docs/42?id_type=NUMBER").statusCode()).isEqualTo(200);
+        assertThat(weft.get("/db/docs/abc?id_type=NUMBER").statusCode()).isEqualTo(400);
+        assertThat(weft.get("/db/docs/xyz?id_type=OBJECTID").statusCode()).isEqualTo(400);
+        HttpResponse<String> found = weft.get("/db/docs?filter=" + TestServer.q("{\"when\":{\"$gt\":{\"$date\":\"2023-01-01T00:00:00Z\"}}}"));
+        assertThat(json(found).size()).isEqualTo(1);
+    }
+
+    @Test
+    void projectionOnASingleDocument() throws Exception {
+        weft.post("/db/docs", "{\"_id\":\"k1\",\"a\":1,\"b\":{\"c\":2,\"d\":3}}");
+        JsonNode doc = json(weft.get("/db/docs/k1?keys=" + TestServer.q("{\"b.c\":1}")));
+        assertThat(doc.get("_id").asString()).isEqualTo("k1");
+        assertThat(doc.has("a")).isFalse();
+        assertThat(doc.get("b").get("c").asInt()).isEqualTo(2);
+        assertThat(doc.get("b").has("d")).isFalse();
+    }
+}
