@@ -41,7 +41,8 @@ function setup(thread)
    threads[#threads + 1] = thread
 end
 
-local share, sent, created, failed, t_first, t_last, finished = 0, 0, 0, 0, 0, 0, false
+-- globals, so that done() can read them with thread:get()
+share, sent, created, failed, t_first, t_last, finished = 0, 0, 0, 0, 0, 0, false
 local post_headers = { ["Content-Type"] = "application/json" }
 local ping
 function init(args)
@@ -51,7 +52,15 @@ function init(args)
    ping = wrk.format("GET", "/ping")
 end
 
+-- wrk calls request() once on the first thread's state before it starts, only to check the
+-- request (script_verify_request), and sends nothing then: so every thread's first request is a
+-- ping, and no document is lost to that call.
+local first = true
 function request()
+   if first then
+      first = false
+      return ping
+   end
    if sent < share then
       sent = sent + 1
       if t_first == 0 then t_first = now_us() end
