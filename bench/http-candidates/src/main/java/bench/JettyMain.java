@@ -20,6 +20,11 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * handler is Handler.Abstract, whose InvocationType is BLOCKING, so Jetty dispatches it to the
  * pool's virtual-thread executor. The handler writes with a blocking call (Blocker), as Weft's
  * plain blocking code would.
+ *
+ * <p>With -Dbench.jetty.nonblocking=true (candidate "jetty-nb", a diagnostic only: Weft's
+ * handlers block) the handler is Handler.Abstract.NonBlocking, runs on the selector thread and
+ * writes asynchronously: the difference to the default is the cost of the hand-off to a virtual
+ * thread per request.
  */
 public final class JettyMain {
     public static void main(String[] args) throws Exception {
@@ -40,7 +45,19 @@ public final class JettyMain {
         connector.setAcceptQueueSize(4096);
         server.addConnector(connector);
 
-        Handler.Abstract handler = new Handler.Abstract() {
+        boolean nonBlocking = Boolean.getBoolean("bench.jetty.nonblocking");
+        Handler.Abstract handler = nonBlocking ? new Handler.Abstract.NonBlocking() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                Common.countThread();
+                byte[] out = "/threads".equals(request.getHttpURI().getPath()) ? Common.threadsReport() : body;
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                response.getHeaders().put(HttpHeader.CONTENT_LENGTH, out.length);
+                response.write(true, ByteBuffer.wrap(out), callback);
+                return true;
+            }
+        } : new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
                 Common.countThread();
