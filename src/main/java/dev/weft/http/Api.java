@@ -114,6 +114,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             case BULK_DONE -> ex.sendEmpty(200);
             case NOT_FOUND -> throw WeftException.notFound(result.message().orElse("document not found"));
             case CONFLICT -> throw WeftException.conflict(result.message().orElse("duplicate key"));
+            case INVALID -> throw WeftException.badRequest(result.message().orElse("invalid write"));
             case PRECONDITION_FAILED -> throw WeftException.preconditionFailed(
                     result.message().orElse("the ETag does not match (If-Match)"));
         }

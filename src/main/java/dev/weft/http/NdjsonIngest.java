@@ -34,18 +34,28 @@ final class NdjsonIngest {
 
     private record Line(long number, ObjectNode doc) {}
 
-    private final class Report {
+    /** Counts, and the errors of the {@value #MAX_REPORTED} lowest-numbered bad lines. */
+    private static final class Report {
         long inserted;
         long failed;
-        final ArrayNode errors = Json.NODES.arrayNode();
+        final java.util.TreeMap<Long, String> errors = new java.util.TreeMap<>();
 
         void error(long line, String message) {
             failed++;
-            if (errors.size() < MAX_REPORTED) {
-                ObjectNode e = errors.addObject();
+            errors.put(line, message);
+            if (errors.size() > MAX_REPORTED) {
+                errors.pollLastEntry();
+            }
+        }
+
+        ArrayNode errorList() {
+            ArrayNode list = Json.NODES.arrayNode();
+            errors.forEach((line, message) -> {
+                ObjectNode e = list.addObject();
                 e.put("line", line);
                 e.put("message", message);
-            }
+            });
+            return list;
         }
     }
 
@@ -79,7 +89,7 @@ final class NdjsonIngest {
         ObjectNode answer = Json.NODES.objectNode();
         answer.put("inserted", report.inserted);
         answer.put("failed", report.failed);
-        answer.set("errors", report.errors);
+        answer.set("errors", report.errorList());
         ex.sendJson(200, api.json().bytes(answer));
     }
 

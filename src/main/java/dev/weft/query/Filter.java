@@ -13,21 +13,33 @@ public interface Filter {
      * Key ranges on an index over {@code fields} that together hold every document this filter
      * can match (a superset: the caller still evaluates {@link #matches}), or empty when the
      * index cannot narrow this filter. {@code multikey} says whether any indexed document has an
-     * array on an indexed path.
+     * array on an indexed path ({@link KeyEncoding#isMultikey}). Ranges are sorted and do not
+     * overlap; an empty list means no document can match. Keys are those of
+     * {@link KeyEncoding#indexKeys}, whose conventions (missing is null, an empty array is
+     * itself) these ranges rely on.
      */
     Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey);
 
     /** The filter that matches everything. */
     static Filter all() {
-        throw new UnsupportedOperationException("stub");
+        return Node.All.INSTANCE;
     }
 
+    /** Compiles a filter document; 400 for anything MongoDB would refuse or Weft does not run. */
     static Filter parse(JsonNode spec, QueryLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        return new FilterParser(limits).parse(spec);
     }
 
     /** The conjunction of several filters (RESTHeart ANDs repeated filter parameters). */
     static Filter and(List<Filter> filters) {
-        throw new UnsupportedOperationException("stub");
+        if (filters.isEmpty()) {
+            return all();
+        }
+        if (filters.size() == 1) {
+            return filters.get(0);
+        }
+        return new Node.And(filters.stream()
+                .map(f -> f instanceof Node node ? node : new Node.Foreign(f))
+                .toList());
     }
 }

@@ -1,22 +1,111 @@
 package dev.weft.query;
 
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
  * A sort specification: JSON {@code {"a":1,"b":-1}} or RESTHeart's {@code +a,-b} / {@code a}
  * strings. Compares documents with MongoDB's order; for an array field, ascending sorts use its
- * smallest element and descending its largest.
+ * smallest element and descending its largest. A missing field sorts as null; an empty array as
+ * itself (the key an index holds for it). Ties compare 0: the store breaks them by {@code _id}.
  */
 public record Sort(List<IndexField> fields) {
     public static final Sort ID_DESCENDING = new Sort(List.of(new IndexField("_id", -1)));
 
-    public Comparator<JsonNode> comparator() {
-        throw new UnsupportedOperationException("stub");
+    private static final Json JSON = Json.standard();
+
+    public Sort {
+        fields = List.copyOf(fields);
     }
 
+    public Comparator<JsonNode> comparator() {
+        List<Path> paths = fields.stream().map(f -> Path.of(f.path())).toList();
+        return (a, b) -> {
+            for (int i = 0; i < paths.size(); i++) {
+                boolean descending = fields.get(i).direction() < 0;
+                int c = Values.compare(sortKey(a, paths.get(i), descending), sortKey(b, paths.get(i), descending));
+                if (c != 0) {
+                    return descending ? -c : c;
+                }
+            }
+            return 0;
+        };
+    }
+
+    /** The value a document sorts by on one path: the least (or greatest) of its index keys. */
+    static JsonNode sortKey(JsonNode doc, Path path, boolean greatest) {
+        JsonNode[] best = new JsonNode[1];
+        boolean[] seen = new boolean[1];
+        path.walk(doc, leaf -> {
+            if (leaf != null && leaf.isArray() && !leaf.isEmpty()) {
+                for (JsonNode element : leaf) {
+                    consider(element, best, seen, greatest);
+                }
+            } else {
+                consider(leaf, best, seen, greatest);
+            }
+            return false;
+        });
+        return best[0];
+    }
+
+    private static void consider(JsonNode value, JsonNode[] best, boolean[] seen, boolean greatest) {
+        if (!seen[0]) {
+            seen[0] = true;
+            best[0] = value;
+            return;
+        }
+        int c = Values.compare(value, best[0]);
+        if (greatest ? c > 0 : c < 0) {
+            best[0] = value;
+        }
+    }
+
+    /**
+     * Parses {@code {"a":1,"b":-1}} or {@code a,-b,+c}. A {@code +} that arrived unescaped in a
+     * query string is a space by then, so leading spaces are trimmed.
+     */
     public static Sort parse(String spec, QueryLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        String text = spec.trim();
+        List<IndexField> fields = new ArrayList<>();
+        if (text.startsWith("{")) {
+            JsonNode json = JSON.parse(text, "sort");
+            for (Map.Entry<String, JsonNode> e : json.properties()) {
+                JsonNode d = e.getValue();
+                if (!d.isNumber() || (d.doubleValue() != 1 && d.doubleValue() != -1)) {
+                    throw WeftException.badRequest("sort direction of '" + e.getKey() + "' must be 1 or -1, found " + d);
+                }
+                add(fields, e.getKey(), d.doubleValue() > 0 ? 1 : -1);
+            }
+        } else {
+            for (String token : text.split(",", -1)) {
+                String name = token.trim();
+                int direction = 1;
+                if (name.startsWith("-") || name.startsWith("+")) {
+                    direction = name.charAt(0) == '-' ? -1 : 1;
+                    name = name.substring(1).trim();
+                }
+                add(fields, name, direction);
+            }
+        }
+        return new Sort(fields);
+    }
+
+    private static void add(List<IndexField> fields, String name, int direction) {
+        if (name.isEmpty() || name.startsWith("$")) {
+            throw WeftException.badRequest("sort has an invalid field name '" + name + "'");
+        }
+        Path.of(name);
+        for (IndexField f : fields) {
+            if (f.path().equals(name)) {
+                throw WeftException.badRequest("sort names field '" + name + "' twice");
+            }
+        }
+        fields.add(new IndexField(name, direction));
     }
 }

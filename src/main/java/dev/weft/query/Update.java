@@ -14,7 +14,11 @@ public interface Update {
      */
     UpdateDescription apply(ObjectNode document, boolean inserting);
 
+    /**
+     * Compiles a PATCH body. On a {@link dev.weft.core.WeftException} from {@link #apply} the
+     * document is unchanged: every operator is checked against it before any is written.
+     */
     static Update parse(JsonNode spec, QueryLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        return UpdateParser.parse(spec, limits);
     }
 }

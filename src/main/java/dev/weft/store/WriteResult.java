@@ -12,7 +12,19 @@ import java.util.Optional;
  * @param message  for failures, what went wrong (e.g. which unique index was violated)
  */
 public record WriteResult(Outcome outcome, long count, Optional<String> etag, Optional<String> message) {
-    public enum Outcome { CREATED, UPDATED, DELETED, BULK_DONE, NOT_FOUND, CONFLICT, PRECONDITION_FAILED }
+    /**
+     * {@code INVALID} is a client error found while applying the op (400), for example an update
+     * operator applied to a field of the wrong type; {@code message} says what.
+     */
+    public enum Outcome { CREATED, UPDATED, DELETED, BULK_DONE, NOT_FOUND, CONFLICT, PRECONDITION_FAILED, INVALID }
+
+    public static WriteResult done(Outcome outcome, long count, String etag) {
+        return new WriteResult(outcome, count, Optional.ofNullable(etag), Optional.empty());
+    }
+
+    public static WriteResult failed(Outcome outcome, String message) {
+        return new WriteResult(outcome, 0, Optional.empty(), Optional.of(message));
+    }
 
     public boolean ok() {
         return outcome == Outcome.CREATED || outcome == Outcome.UPDATED

@@ -1,0 +1,235 @@
+package dev.weft.query;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A node of a compiled filter. Parsing builds the tree once; {@link #matches} then runs on every
+ * candidate document without parsing, splitting paths or compiling patterns again.
+ *
+ * <p>{@link #bounds} is the planner's view: the encodings an index on {@code path} can hold for a
+ * matching document, as a union of {@link Interval}s, or null when this node says nothing useful
+ * about that path. An empty list means no document matches.
+ */
+abstract class Node implements Filter {
+
+    List<Interval> bounds(String path, boolean multikey) {
+        return null;
+    }
+
+    @Override
+    public Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey) {
+        return KeyRanges.plan(this, fields, multikey);
+    }
+
+    /** Matches every document. */
+    static final class All extends Node {
+        static final All INSTANCE = new All();
+
+        @Override
+        public boolean matches(JsonNode document) {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "{}";
+        }
+    }
+
+    /**
+     * A conjunction. On a multikey index two bounds on one path are not intersected: an array can
+     * satisfy {@code $gt} with one element and {@code $lt} with another. One of them is used.
+     */
+    static final class And extends Node {
+        private final Node[] children;
+
+        And(List<Node> children) {
+            this.children = children.toArray(Node[]::new);
+        }
+
+        @Override
+        public boolean matches(JsonNode document) {
+            for (Node child : children) {
+                if (!child.matches(document)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        List<Interval> bounds(String path, boolean multikey) {
+            List<Interval> result = null;
+            for (Node child : children) {
+                List<Interval> b = child.bounds(path, multikey);
+                if (b == null) {
+                    continue;
+                }
+                if (result == null) {
+                    result = b;
+                } else if (multikey) {
+                    result = narrower(result, b);
+                } else {
+                    result = intersect(result, b);
+                }
+            }
+            return result;
+        }
+
+        /** Prefers bounds that are all points (they let compound keys continue), then fewer of them. */
+        private static List<Interval> narrower(List<Interval> a, List<Interval> b) {
+            boolean aPoints = a.stream().allMatch(Interval::point);
+            boolean bPoints = b.stream().allMatch(Interval::point);
+            if (aPoints != bPoints) {
+                return aPoints ? a : b;
+            }
+            return b.size() < a.size() ? b : a;
+        }
+
+        private static List<Interval> intersect(List<Interval> a, List<Interval> b) {
+            List<Interval> result = new ArrayList<>();
+            for (Interval x : a) {
+                for (Interval y : b) {
+                    Interval both = x.intersect(y);
+                    if (both != null) {
+                        result.add(both);
+                    }
+                }
+            }
+            return result;
+        }
+
+        @Override
+        public String toString() {
+            return "$and" + List.of(children);
+        }
+    }
+
+    /** A disjunction; it narrows an index only when every branch does (the union of theirs). */
+    static final class Or extends Node {
+        private final Node[] children;
+
+        Or(List<Node> children) {
+            this.children = children.toArray(Node[]::new);
+        }
+
+        @Override
+        public boolean matches(JsonNode document) {
+            for (Node child : children) {
+                if (child.matches(document)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        List<Interval> bounds(String path, boolean multikey) {
+            List<Interval> union = new ArrayList<>();
+            for (Node child : children) {
+                List<Interval> b = child.bounds(path, multikey);
+                if (b == null) {
+                    return null;
+                }
+                union.addAll(b);
+            }
+            return union;
+        }
+
+        @Override
+        public String toString() {
+            return "$or" + List.of(children);
+        }
+    }
+
+    /** A negation ($nor, $not, $ne, $nin, $exists:false). It never narrows an index. */
+    static final class Not extends Node {
+        private final Node child;
+
+        Not(Node child) {
+            this.child = child;
+        }
+
+        @Override
+        public boolean matches(JsonNode document) {
+            return !child.matches(document);
+        }
+
+        @Override
+        public String toString() {
+            return "$not(" + child + ")";
+        }
+    }
+
+    /**
+     * A test of the values at one path: the document matches when any value reached passes. With
+     * {@code expand}, a value that is an array also passes when one of its elements does
+     * ({@code {a: 1}} matches {@code a: [1, 2]}); {@code $size} and {@code $elemMatch} look at
+     * arrays whole, and inside a value-form {@code $elemMatch} elements are not expanded again.
+     */
+    static final class Field extends Node implements Path.Leaf {
+        private final Path path;
+        private final ValueTest test;
+        private final boolean expand;
+
+        Field(Path path, ValueTest test, boolean expand) {
+            this.path = path;
+            this.test = test;
+            this.expand = expand && test.expands();
+        }
+
+        @Override
+        public boolean matches(JsonNode document) {
+            return path.walk(document, this);
+        }
+
+        @Override
+        public boolean visit(JsonNode value) {
+            if (test.test(value)) {
+                return true;
+            }
+            if (expand && value != null && value.isArray()) {
+                for (JsonNode element : value) {
+                    if (test.test(element)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        @Override
+        List<Interval> bounds(String indexPath, boolean multikey) {
+            if (path.dotted.equals(indexPath)) {
+                return test.bounds();
+            }
+            if (indexPath.startsWith(path.dotted) && indexPath.length() > path.dotted.length()
+                    && indexPath.charAt(path.dotted.length()) == '.') {
+                return test.boundsInside(indexPath.substring(path.dotted.length() + 1), multikey);
+            }
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            return path.dotted + ":" + test;
+        }
+    }
+
+    /** Wraps a {@link Filter} that is not one of ours (it cannot narrow an index). */
+    static final class Foreign extends Node {
+        private final Filter filter;
+
+        Foreign(Filter filter) {
+            this.filter = filter;
+        }
+
+        @Override
+        public boolean matches(JsonNode document) {
+            return filter.matches(document);
+        }
+    }
+}

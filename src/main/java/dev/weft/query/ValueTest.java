@@ -1,0 +1,366 @@
+package dev.weft.query;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A test of one value reached by a path (Java null when the path reached nothing), and the index
+ * intervals that hold every value passing it. Operands are checked and compiled at parse time.
+ */
+abstract class ValueTest {
+
+    abstract boolean test(JsonNode valueOrNull);
+
+    /** Whether an array value also passes when one of its elements does. */
+    boolean expands() {
+        return true;
+    }
+
+    /**
+     * Intervals holding the index key of every value that passes, expanded as index keys are
+     * (array elements; an empty array as itself); null when they would not narrow.
+     */
+    List<Interval> bounds() {
+        return null;
+    }
+
+    /** Bounds for a path below this one (only {@code $elemMatch} on documents knows them). */
+    List<Interval> boundsInside(String subPath, boolean multikey) {
+        return null;
+    }
+
+    static boolean sameBracket(JsonNode value, Values.Bracket bracket) {
+        return Values.sortBracket(Values.bracket(value)) == bracket;
+    }
+
+    /** Index intervals of the values equal to {@code operand}, alone or as an array element. */
+    static List<Interval> equalityBounds(JsonNode operand) {
+        if (operand.isArray()) {
+            // An array equal to the operand is indexed by its elements: the first one is a key.
+            List<Interval> b = new ArrayList<>(2);
+            b.add(Interval.point(operand));
+            if (!operand.isEmpty()) {
+                b.add(Interval.point(operand.get(0)));
+            }
+            return b;
+        }
+        return List.of(Interval.point(operand));
+    }
+
+    /** {@code $eq} and implicit equality; {@code null} equals missing. */
+    static final class Eq extends ValueTest {
+        private final JsonNode operand;
+        private final Values.Bracket bracket;
+
+        Eq(JsonNode operand) {
+            this.operand = operand;
+            this.bracket = Values.sortBracket(Values.bracket(operand));
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            if (!sameBracket(value, bracket)) {
+                return false;
+            }
+            if (bracket == Values.Bracket.STRING) {
+                return operand.stringValue().equals(value.stringValue());
+            }
+            return Values.compare(value, operand) == 0;
+        }
+
+        @Override
+        List<Interval> bounds() {
+            return equalityBounds(operand);
+        }
+
+        @Override
+        public String toString() {
+            return "$eq " + operand;
+        }
+    }
+
+    /** {@code $in}: equal to one of the values or matching one of the patterns. */
+    static final class In extends ValueTest {
+        private final ValueTest[] alternatives;
+
+        In(List<ValueTest> alternatives) {
+            this.alternatives = alternatives.toArray(ValueTest[]::new);
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            for (ValueTest alternative : alternatives) {
+                if (alternative.test(value)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        List<Interval> bounds() {
+            List<Interval> union = new ArrayList<>();
+            for (ValueTest alternative : alternatives) {
+                union.addAll(alternative.bounds());
+            }
+            return union;
+        }
+
+        @Override
+        public String toString() {
+            return "$in " + List.of(alternatives);
+        }
+    }
+
+    /** {@code $gt $gte $lt $lte}: only values of the operand's type bracket compare. */
+    static final class Compare extends ValueTest {
+        enum Op { GT, GTE, LT, LTE }
+
+        private final Op op;
+        private final JsonNode operand;
+        private final Values.Bracket bracket;
+
+        Compare(Op op, JsonNode operand) {
+            this.op = op;
+            this.operand = operand;
+            this.bracket = Values.sortBracket(Values.bracket(operand));
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            if (!sameBracket(value, bracket)) {
+                return false;
+            }
+            int c = Values.compare(value, operand);
+            return switch (op) {
+                case GT -> c > 0;
+                case GTE -> c >= 0;
+                case LT -> c < 0;
+                case LTE -> c <= 0;
+            };
+        }
+
+        @Override
+        List<Interval> bounds() {
+            if (bracket == Values.Bracket.NULL) {
+                return op == Op.GTE || op == Op.LTE ? List.of(Interval.point(operand)) : List.of();
+            }
+            if (bracket == Values.Bracket.ARRAY) {
+                return null; // whole arrays are not index keys; their elements are
+            }
+            return List.of(op == Op.GT || op == Op.GTE ? Interval.atLeast(operand) : Interval.atMost(operand));
+        }
+
+        @Override
+        public String toString() {
+            return "$" + op.name().toLowerCase() + " " + operand;
+        }
+    }
+
+    /** {@code $regex}: strings only, on RE2J (linear time whatever the pattern). */
+    static final class Regex extends ValueTest {
+        private final String pattern;
+        private final Predicate<String> matcher;
+        private final String literalPrefix;
+
+        Regex(String pattern, Predicate<String> matcher, String literalPrefix) {
+            this.pattern = pattern;
+            this.matcher = matcher;
+            this.literalPrefix = literalPrefix;
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            return value != null && value.isString() && matcher.test(value.stringValue());
+        }
+
+        @Override
+        List<Interval> bounds() {
+            return List.of(literalPrefix.isEmpty()
+                    ? Interval.bracket(Values.Bracket.STRING)
+                    : Interval.prefix(KeyEncoding.stringPrefix(literalPrefix)));
+        }
+
+        @Override
+        public String toString() {
+            return "$regex " + pattern;
+        }
+    }
+
+    /** {@code $exists: true}; {@code false} is its negation. */
+    static final class Exists extends ValueTest {
+        static final Exists INSTANCE = new Exists();
+
+        @Override
+        boolean test(JsonNode value) {
+            return value != null;
+        }
+
+        @Override
+        boolean expands() {
+            return false;
+        }
+
+        @Override
+        public String toString() {
+            return "$exists";
+        }
+    }
+
+    /** {@code $type}, by any of several type names. */
+    static final class Type extends ValueTest {
+        private final BsonType[] types;
+
+        Type(List<BsonType> types) {
+            this.types = types.toArray(BsonType[]::new);
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            if (value == null) {
+                return false;
+            }
+            for (BsonType t : types) {
+                if (t.matches(value)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        List<Interval> bounds() {
+            List<Interval> union = new ArrayList<>();
+            for (BsonType t : types) {
+                Values.Bracket b = t.bracket();
+                if (b == null || b == Values.Bracket.ARRAY) {
+                    return null;
+                }
+                union.add(Interval.bracket(b));
+            }
+            return union;
+        }
+
+        @Override
+        public String toString() {
+            return "$type " + List.of(types);
+        }
+    }
+
+    /** {@code $size}: an array of exactly this many elements. */
+    static final class Size extends ValueTest {
+        private final int size;
+
+        Size(int size) {
+            this.size = size;
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            return value != null && value.isArray() && value.size() == size;
+        }
+
+        @Override
+        boolean expands() {
+            return false;
+        }
+
+        @Override
+        public String toString() {
+            return "$size " + size;
+        }
+    }
+
+    /** {@code $mod: [divisor, remainder]}, on the value truncated to an integer as MongoDB does. */
+    static final class Mod extends ValueTest {
+        private final long divisor;
+        private final long remainder;
+
+        Mod(long divisor, long remainder) {
+            this.divisor = divisor;
+            this.remainder = remainder;
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            if (value == null || !value.isNumber()) {
+                return false;
+            }
+            if (value.isIntegralNumber() && value.canConvertToLong()) {
+                return value.longValue() % divisor == remainder;
+            }
+            double d = value.doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                return false;
+            }
+            return (long) d % divisor == remainder;
+        }
+
+        @Override
+        List<Interval> bounds() {
+            return List.of(Interval.bracket(Values.Bracket.NUMBER));
+        }
+
+        @Override
+        public String toString() {
+            return "$mod [" + divisor + ", " + remainder + "]";
+        }
+    }
+
+    /**
+     * {@code $elemMatch}: an array with one element passing every condition. In the document form
+     * ({@code {$elemMatch: {b: 1}}}) the element must be a document and the conditions are a
+     * filter on it; in the value form ({@code {$elemMatch: {$gt: 1}}}) they test the element.
+     */
+    static final class ElemMatch extends ValueTest {
+        private final Node condition;
+        private final boolean documentForm;
+
+        ElemMatch(Node condition, boolean documentForm) {
+            this.condition = condition;
+            this.documentForm = documentForm;
+        }
+
+        @Override
+        boolean test(JsonNode value) {
+            if (value == null || !value.isArray()) {
+                return false;
+            }
+            for (JsonNode element : value) {
+                if (matchesElement(element)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Whether one element passes the conditions (also what {@code $pull} removes). */
+        boolean matchesElement(JsonNode element) {
+            return (!documentForm || element.isObject()) && condition.matches(element);
+        }
+
+        @Override
+        boolean expands() {
+            return false;
+        }
+
+        @Override
+        List<Interval> bounds() {
+            // The index keys of a path are its arrays' elements; every condition tests the same
+            // element, so bounds on it may be intersected even on a multikey index.
+            return documentForm ? null : condition.bounds(Path.SELF.dotted, false);
+        }
+
+        @Override
+        List<Interval> boundsInside(String subPath, boolean multikey) {
+            return documentForm ? condition.bounds(subPath, multikey) : null;
+        }
+
+        @Override
+        public String toString() {
+            return "$elemMatch " + condition;
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package dev.weft.store.sqlite;
+
+import dev.weft.query.KeyRange;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Reads documents from one source (primary key or index) for a {@link Planner.Plan}.
+ *
+ * <p>Ordered plans are read a chunk at a time: {@link #read} returns after at most {@code max}
+ * rows, remembering the last (key, _id) read, and the next call resumes right after it, possibly
+ * on another connection. So a slow consumer never holds a read connection (nor the WAL) between
+ * chunks. Ties on the key are always broken by ascending _id, also on a reverse walk; there the
+ * resumption first finishes the rows of the last key, then continues below it.
+ *
+ * <p>Unordered plans ({@link #candidates}) read every candidate once in one statement; a
+ * multikey index's ids are made distinct by SQLite.
+ */
+final class Scan {
+    /** Receives one row; returns false to stop reading (the row counts as read). */
+    interface Rows {
+        boolean row(byte[] id, byte[] body) throws SQLException;
+    }
+
+    private static final int MAX_RANGES_IN_ONE_STATEMENT = 5000;
+
+    private final String docs;
+    private final String index;
+    private final List<KeyRange> ranges;
+    private final boolean descending;
+    private long offset;
+    private final long unskipped;
+    private int range;
+    private byte[] lastKey;
+    private byte[] lastId;
+    /** For a reverse index walk: the rows of {@code lastKey} after {@code lastId} are all read. */
+    private boolean groupDone;
+
+    /**
+     * @param offset rows to skip before the first one returned (only when every row is a match)
+     */
+    Scan(Catalog.Coll coll, Planner.Plan plan, long offset) {
+        this.docs = coll.table();
+        this.index = plan.index() == null ? null : plan.index().table();
+        List<KeyRange> r = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
+        this.ranges = plan.descending() ? r.reversed() : r;
+        this.descending = plan.descending();
+        this.offset = r.size() == 1 ? offset : 0;
+        this.unskipped = offset - this.offset;
+    }
+
+    /** Rows to skip that the scan cannot skip in SQL; the caller skips them itself. */
+    long unskipped() {
+        return unskipped;
+    }
+
+    /** Reads up to {@code max} rows in order; true when the source is exhausted. */
+    boolean read(Sql sql, int max, Rows rows) throws SQLException {
+        int left = max;
+        while (left > 0 && range < ranges.size()) {
+            KeyRange r = ranges.get(range);
+            Query q = index == null ? pkQuery(r) : indexQuery(r);
+            PreparedStatement ps = sql.prepare(q.sql + " LIMIT ? OFFSET ?");
+            int p = 1;
+            for (byte[] arg : q.args) {
+                ps.setBytes(p++, arg);
+            }
+            ps.setLong(p++, left);
+            ps.setLong(p, offset);
+            int got = 0;
+            boolean stopped = false;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (!stopped && rs.next()) {
+                    got++;
+                    byte[] key = rs.getBytes(1);
+                    byte[] id = rs.getBytes(2);
+                    if (q.kind != Kind.GROUP) {
+                        groupDone = false;
+                    }
+                    lastKey = key;
+                    lastId = id;
+                    stopped = !rows.row(id, rs.getBytes(3));
+                }
+            }
+            offset = 0; // skipped by this statement (or it had fewer rows than the offset: nothing follows)
+            left -= got;
+            if (stopped) {
+                return false;
+            }
+            if (left > 0) {
+                // the statement ran dry
+                if (q.kind == Kind.GROUP) {
+                    groupDone = true;
+                } else {
+                    range++;
+                    lastKey = null;
+                    lastId = null;
+                    groupDone = false;
+                }
+            }
+        }
+        return range >= ranges.size();
+    }
+
+    private enum Kind { RANGE, AFTER, GROUP, BELOW }
+
+    private record Query(String sql, List<byte[]> args, Kind kind) {}
+
+    private Query pkQuery(KeyRange r) {
+        StringBuilder where = new StringBuilder(" WHERE 1");
+        java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(3);
+        if (r != null) {
+            where.append(" AND id >= ? AND id <= ?");
+            args.add(r.low());
+            args.add(r.high());
+        }
+        if (lastId != null) {
+            where.append(descending ? " AND id < ?" : " AND id > ?");
+            args.add(lastId);
+        }
+        return new Query("SELECT id, id, body FROM " + docs + where + " ORDER BY id" + (descending ? " DESC" : ""),
+                args, lastId == null ? Kind.RANGE : Kind.AFTER);
+    }
+
+    private Query indexQuery(KeyRange r) {
+        String select = "SELECT i.key, i.id, d.body FROM " + index + " i CROSS JOIN " + docs + " d ON d.id = i.id";
+        StringBuilder where = new StringBuilder(" WHERE 1");
+        java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(4);
+        Kind kind;
+        if (lastKey != null && descending && !groupDone) {
+            return new Query(select + " WHERE i.key = ? AND i.id > ? ORDER BY i.id", List.of(lastKey, lastId), Kind.GROUP);
+        }
+        if (r != null) {
+            where.append(" AND i.key >= ? AND i.key <= ?");
+            args.add(r.low());
+            args.add(r.high());
+        }
+        if (lastKey == null) {
+            kind = Kind.RANGE;
+        } else if (descending) {
+            where.append(" AND i.key < ?");
+            args.add(lastKey);
+            kind = Kind.BELOW;
+        } else {
+            where.append(" AND (i.key, i.id) > (?, ?)");
+            args.add(lastKey);
+            args.add(lastId);
+            kind = Kind.AFTER;
+        }
+        return new Query(select + where + " ORDER BY i.key" + (descending ? " DESC" : "") + ", i.id", args, kind);
+    }
+
+    /** Reads every candidate of an unordered plan once, in no particular order. */
+    static void candidates(Sql sql, Catalog.Coll coll, Planner.Plan plan, Rows rows) throws SQLException {
+        List<KeyRange> ranges = plan.ranges();
+        String docs = coll.table();
+        String query;
+        if (ranges == null || ranges.size() > MAX_RANGES_IN_ONE_STATEMENT) {
+            query = "SELECT id, body FROM " + docs;
+            ranges = List.of();
+        } else if (ranges.isEmpty()) {
+            return;
+        } else {
+            StringBuilder values = new StringBuilder("(VALUES ");
+            for (int i = 0; i < ranges.size(); i++) {
+                values.append(i == 0 ? "(?, ?)" : ", (?, ?)");
+            }
+            values.append(") r");
+            query = plan.index() == null
+                    ? "SELECT d.id, d.body FROM " + values + " CROSS JOIN " + docs
+                            + " d WHERE d.id >= r.column1 AND d.id <= r.column2"
+                    : "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (SELECT i.id FROM " + values
+                            + " CROSS JOIN " + plan.index().table() + " i WHERE i.key >= r.column1 AND i.key <= r.column2)";
+        }
+        PreparedStatement ps = sql.prepare(query);
+        int p = 1;
+        for (KeyRange r : ranges) {
+            ps.setBytes(p++, r.low());
+            ps.setBytes(p++, r.high());
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {
+                    return;
+                }
+            }
+        }
+    }
+}

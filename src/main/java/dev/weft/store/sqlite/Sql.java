@@ -1,0 +1,78 @@
+package dev.weft.store.sqlite;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One SQLite connection with a bounded cache of prepared statements, keyed by SQL text. Used by
+ * one thread at a time (the writer, or the reader that took it from the pool).
+ */
+final class Sql implements AutoCloseable {
+    private static final int CACHE = 256;
+
+    private final Connection connection;
+    private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true);
+
+    Sql(Connection connection) {
+        this.connection = connection;
+    }
+
+    /** A cached statement with its parameters cleared. */
+    PreparedStatement prepare(String sql) throws SQLException {
+        PreparedStatement ps = statements.get(sql);
+        if (ps == null) {
+            ps = connection.prepareStatement(sql);
+            statements.put(sql, ps);
+            if (statements.size() > CACHE) {
+                Iterator<PreparedStatement> eldest = statements.values().iterator();
+                PreparedStatement old = eldest.next();
+                eldest.remove();
+                closeQuietly(old);
+            }
+        } else {
+            ps.clearParameters();
+        }
+        return ps;
+    }
+
+    /** Runs a frequent parameterless statement (transaction control) through the cache. */
+    void control(String sql) throws SQLException {
+        prepare(sql).execute();
+    }
+
+    /** Runs a one-off parameterless statement (DDL, pragmas). */
+    void exec(String sql) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** Drops cached statements (after DDL removed the tables some of them read). */
+    void forgetStatements() {
+        statements.values().forEach(Sql::closeQuietly);
+        statements.clear();
+    }
+
+    private static void closeQuietly(PreparedStatement ps) {
+        try {
+            ps.close();
+        } catch (SQLException ignored) {
+            // closing a statement of a dropped table may complain; it is gone either way
+        }
+    }
+
+    @Override
+    public void close() {
+        forgetStatements();
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing to do at shutdown
+        }
+    }
+}

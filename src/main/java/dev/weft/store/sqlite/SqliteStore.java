@@ -1,0 +1,680 @@
+package dev.weft.store.sqlite;
+
+import dev.weft.core.Json;
+import dev.weft.core.ObjectIds;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.IndexField;
+import dev.weft.query.KeyEncoding;
+import dev.weft.query.Sort;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.CommitListener;
+import dev.weft.store.FindQuery;
+import dev.weft.store.IndexSpec;
+import dev.weft.store.Metadata;
+import dev.weft.store.Namespace;
+import dev.weft.store.Store;
+import dev.weft.store.StoredDocument;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.sqlite.SQLiteConfig;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The embedded store: one SQLite file {@code <data>/weft.db} in WAL mode with
+ * {@code synchronous=FULL}. One writer connection owned by the {@link Writer} thread
+ * (group commit), and a pool of {@code sqlite-readers} read connections: SQLite's native calls
+ * pin the carrier thread, so at most that many virtual threads are inside SQLite at once.
+ *
+ * <p>Each collection is a table {@code d<id>(id BLOB PRIMARY KEY, body BLOB) WITHOUT ROWID}
+ * where {@code id} is the order-preserving encoding of {@code _id} (so the table's order is
+ * MongoDB's order of {@code _id}) and {@code body} the document's JSON exactly as served. Each
+ * index is a table {@code i<id>(key, id)} maintained in the writer's transaction.
+ */
+public final class SqliteStore implements Store {
+    private static final int CHUNK_ROWS = 1000;
+    private static final int CHUNK_BYTES = 1 << 20;
+    private static final Filter ALL = allFilter();
+
+    private final Json json;
+    private final Sql writerSql;
+    private final Writer writer;
+    private final BlockingQueue<Sql> readers;
+    private final int readerCount;
+    private volatile Catalog catalog;
+    private final AtomicLong catalogGeneration = new AtomicLong();
+    private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
+    private final AtomicLong versionSeq = new AtomicLong();
+    private final AtomicLong commitSeq = new AtomicLong();
+    private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong plans = new AtomicLong();
+    private final AtomicLong indexedPlans = new AtomicLong();
+    private volatile Planner.Plan lastPlan;
+
+    public SqliteStore(Settings settings, Json json) {
+        this.json = json;
+        Path file = settings.data().resolve("weft.db");
+        try {
+            Files.createDirectories(settings.data());
+            writerSql = new Sql(open(file, false));
+            for (String ddl : Catalog.SCHEMA) {
+                writerSql.exec(ddl);
+            }
+            catalog = Catalog.load(writerSql, json);
+            readerCount = settings.sqliteReaders();
+            readers = new ArrayBlockingQueue<>(readerCount);
+            for (int i = 0; i < readerCount; i++) {
+                readers.add(new Sql(open(file, true)));
+            }
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
+        }
+        DocWrites docs = new DocWrites(json, () -> catalog, () -> !listeners.isEmpty());
+        writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
+                this::afterCommit, this::afterDdl);
+    }
+
+    private static Connection open(Path file, boolean reader) throws SQLException {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout(10_000);
+        config.setCacheSize(-16_000);
+        Connection c = config.createConnection("jdbc:sqlite:" + file);
+        if (reader) {
+            try (var s = c.createStatement()) {
+                s.execute("PRAGMA query_only = 1");
+                s.execute("PRAGMA mmap_size = 268435456");
+            }
+        }
+        return c;
+    }
+
+    /** Registers a listener told of every commit's document changes, in commit order. */
+    public void addCommitListener(CommitListener listener) {
+        listeners.add(listener);
+    }
+
+    // --- catalog -------------------------------------------------------------------------
+
+    @Override
+    public List<String> databases() {
+        return List.copyOf(catalog.dbs().keySet());
+    }
+
+    @Override
+    public Optional<Metadata> database(String db) {
+        Catalog.Db d = catalog.dbs().get(db);
+        return d == null ? Optional.empty() : Optional.of(new Metadata(props(d.props()), d.etag()));
+    }
+
+    @Override
+    public boolean putDatabase(String db, ObjectNode properties, Optional<String> ifMatch) {
+        Namespace.checkName(db, "database");
+        byte[] props = json.bytes(properties);
+        return writer.ddl(sql -> {
+            Catalog.Db old = catalog.dbs().get(db);
+            checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
+            PreparedStatement ps = sql.prepare("INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)");
+            ps.setString(1, db);
+            ps.setBytes(2, props);
+            ps.setString(3, ObjectIds.next());
+            ps.executeUpdate();
+            return old == null;
+        });
+    }
+
+    @Override
+    public void dropDatabase(String db, Optional<String> ifMatch) {
+        writer.ddl(sql -> {
+            Catalog.Db old = catalog.dbs().get(db);
+            if (old == null) {
+                throw WeftException.notFound("database " + db + " does not exist");
+            }
+            checkEtag(old.etag(), ifMatch, "database " + db);
+            for (Catalog.Coll coll : catalog.colls().values()) {
+                if (coll.ns().db().equals(db)) {
+                    dropTables(sql, coll);
+                }
+            }
+            PreparedStatement ps = sql.prepare("DELETE FROM weft_dbs WHERE name = ?");
+            ps.setString(1, db);
+            ps.executeUpdate();
+            return null;
+        });
+    }
+
+    @Override
+    public List<String> collections(String db) {
+        if (!catalog.dbs().containsKey(db)) {
+            throw WeftException.notFound("database " + db + " does not exist");
+        }
+        return catalog.colls().keySet().stream().filter(ns -> ns.db().equals(db)).map(Namespace::coll).sorted().toList();
+    }
+
+    @Override
+    public Optional<Metadata> collection(Namespace ns) {
+        Catalog.Coll c = catalog.colls().get(ns);
+        return c == null ? Optional.empty() : Optional.of(new Metadata(props(c.props()), c.etag()));
+    }
+
+    @Override
+    public boolean putCollection(Namespace ns, ObjectNode properties, Optional<String> ifMatch) {
+        byte[] props = json.bytes(properties);
+        return writer.ddl(sql -> {
+            if (!catalog.dbs().containsKey(ns.db())) {
+                throw WeftException.notFound("database " + ns.db() + " does not exist");
+            }
+            Catalog.Coll old = catalog.colls().get(ns);
+            checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
+            if (old != null) {
+                PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
+                ps.setBytes(1, props);
+                ps.setString(2, ObjectIds.next());
+                ps.setLong(3, old.id());
+                ps.executeUpdate();
+                return false;
+            }
+            PreparedStatement ps = sql.prepare("INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?)");
+            ps.setString(1, ns.db());
+            ps.setString(2, ns.coll());
+            ps.setBytes(3, props);
+            ps.setString(4, ObjectIds.next());
+            ps.executeUpdate();
+            long id = lastInsertId(sql);
+            sql.exec("CREATE TABLE d" + id + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
+            return true;
+        });
+    }
+
+    @Override
+    public void dropCollection(Namespace ns, Optional<String> ifMatch) {
+        writer.ddl(sql -> {
+            Catalog.Coll coll = catalog.colls().get(ns);
+            if (coll == null) {
+                throw WeftException.notFound("collection " + ns + " does not exist");
+            }
+            checkEtag(coll.etag(), ifMatch, "collection " + ns);
+            dropTables(sql, coll);
+            return null;
+        });
+    }
+
+    /** Runs on the writer: hides the collection from new reads first, then drops its tables and rows. */
+    private void dropTables(Sql sql, Catalog.Coll coll) throws SQLException {
+        catalog = catalog.without(coll.ns());
+        catalogGeneration.incrementAndGet();
+        for (Catalog.Index index : coll.indexes()) {
+            sql.exec("DROP TABLE IF EXISTS " + index.table());
+        }
+        sql.exec("DROP TABLE IF EXISTS " + coll.table());
+        PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE coll = ?");
+        ps.setLong(1, coll.id());
+        ps.executeUpdate();
+        ps = sql.prepare("DELETE FROM weft_colls WHERE id = ?");
+        ps.setLong(1, coll.id());
+        ps.executeUpdate();
+    }
+
+    private static void checkEtag(String current, Optional<String> ifMatch, String what) {
+        if (ifMatch.isPresent() && (current == null || !current.equals(ifMatch.get()))) {
+            throw WeftException.preconditionFailed("the _etag of " + what + " does not match If-Match");
+        }
+    }
+
+    private static long lastInsertId(Sql sql) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT last_insert_rowid()").executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private ObjectNode props(byte[] bytes) {
+        return json.parseObject(bytes, "stored properties");
+    }
+
+    // --- indexes -------------------------------------------------------------------------
+
+    @Override
+    public List<IndexSpec> indexes(Namespace ns) {
+        List<IndexSpec> specs = new ArrayList<>();
+        specs.add(new IndexSpec(Catalog.ID_INDEX, Planner.ID_FIELDS, true));
+        requireColl(catalog, ns).indexes().forEach(i -> specs.add(i.spec()));
+        return specs;
+    }
+
+    @Override
+    public void createIndex(Namespace ns, IndexSpec spec) {
+        checkIndex(spec);
+        writer.ddl(sql -> {
+            Catalog.Coll coll = requireColl(catalog, ns);
+            Optional<Catalog.Index> existing = coll.index(spec.name());
+            if (existing.isPresent()) {
+                if (existing.get().spec().equals(spec)) {
+                    return null;
+                }
+                throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
+            }
+            Catalog.insertIndexRow(sql, json, coll.id(), spec, false);
+            long id = lastInsertId(sql);
+            Catalog.Index index = new Catalog.Index(id, spec, false);
+            sql.exec("CREATE TABLE " + index.table() + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
+            build(sql, coll, index);
+            return null;
+        });
+    }
+
+    /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
+    private void build(Sql sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        PreparedStatement insert = sql.prepare("INSERT OR IGNORE INTO " + index.table() + "(key, id) VALUES (?, ?)");
+        boolean multikey = false;
+        try (ResultSet rs = sql.prepare("SELECT id, body FROM " + coll.table()).executeQuery()) {
+            while (rs.next()) {
+                byte[] id = rs.getBytes(1);
+                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
+                multikey |= KeyEncoding.isMultikey(doc, index.fields());
+                for (byte[] key : DocWrites.keys(index, doc)) {
+                    insert.setBytes(1, key);
+                    insert.setBytes(2, id);
+                    insert.executeUpdate();
+                }
+            }
+        }
+        if (index.spec().unique()) {
+            String dup = "SELECT 1 FROM " + index.table() + " GROUP BY key HAVING count(*) > 1 LIMIT 1";
+            try (ResultSet rs = sql.prepare(dup).executeQuery()) {
+                if (rs.next()) {
+                    throw WeftException.conflict("cannot build unique index " + index.spec().name()
+                            + ": some documents share a key");
+                }
+            }
+        }
+        if (multikey) {
+            PreparedStatement ps = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ?");
+            ps.setLong(1, index.id());
+            ps.executeUpdate();
+        }
+    }
+
+    private static void checkIndex(IndexSpec spec) {
+        if (spec.name() == null || spec.name().isEmpty() || spec.name().length() > 128) {
+            throw WeftException.badRequest("an index name must have 1 to 128 characters");
+        }
+        if (spec.name().equals(Catalog.ID_INDEX)) {
+            throw WeftException.badRequest("the index _id_ is implicit and cannot be defined");
+        }
+        if (spec.fields() == null || spec.fields().isEmpty() || spec.fields().size() > 32) {
+            throw WeftException.badRequest("an index needs 1 to 32 fields");
+        }
+        for (IndexField f : spec.fields()) {
+            if (f.path().isEmpty() || f.path().startsWith("$") || Arrays.asList(f.path().split("\\.", -1)).contains("")) {
+                throw WeftException.badRequest("invalid index field path: '" + f.path() + "'");
+            }
+        }
+    }
+
+    @Override
+    public void dropIndex(Namespace ns, String name) {
+        if (name.equals(Catalog.ID_INDEX)) {
+            throw WeftException.badRequest("the index _id_ cannot be dropped");
+        }
+        writer.ddl(sql -> {
+            Catalog.Coll coll = requireColl(catalog, ns);
+            Catalog.Index index = coll.index(name)
+                    .orElseThrow(() -> WeftException.notFound("collection " + ns + " has no index named " + name));
+            catalog = catalog.withoutIndex(ns, name);
+            catalogGeneration.incrementAndGet();
+            sql.exec("DROP TABLE IF EXISTS " + index.table());
+            PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE id = ?");
+            ps.setLong(1, index.id());
+            ps.executeUpdate();
+            return null;
+        });
+    }
+
+    // --- reads ---------------------------------------------------------------------------
+
+    @Override
+    public Optional<StoredDocument> get(Namespace ns, JsonNode id) {
+        byte[] key = DocWrites.key(id);
+        return read(false, sql -> {
+            PreparedStatement ps = sql.prepare("SELECT body FROM " + requireColl(catalog, ns).table() + " WHERE id = ?");
+            ps.setBytes(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new StoredDocument(rs.getBytes(1))) : Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink) {
+        Filter filter = query.filter() == null ? ALL : query.filter();
+        Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
+        long skip = Math.max(0, query.skip());
+        long limit = query.limit();
+        if (limit <= 0) {
+            return;
+        }
+        boolean everything = filter == ALL;
+        Optional<String> hint = query.hint() == null ? Optional.empty() : query.hint();
+        Find f = new Find(filter, everything, skip, limit);
+        List<byte[]> out = read(true, sql -> {
+            Catalog.Coll coll = requireColl(catalog, ns);
+            Planner.Plan plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
+            noted(plan);
+            f.plan = plan;
+            f.left = limit; // a retried attempt starts over
+            if (!plan.ordered()) {
+                return f.heap(sql, coll, sort);
+            }
+            f.scan = new Scan(coll, plan, everything ? skip : 0);
+            f.toSkip = everything ? f.scan.unskipped() : skip;
+            return f.chunk(sql);
+        });
+        while (true) {
+            out.forEach(body -> sink.accept(new StoredDocument(body)));
+            if (f.done) {
+                return;
+            }
+            out = read(true, sql -> {
+                if (f.plan.index() != null) {
+                    String name = f.plan.index().spec().name();
+                    Optional<Catalog.Index> now = requireColl(catalog, ns).index(name);
+                    if (now.isEmpty() || now.get().id() != f.plan.index().id() || now.get().multikey()) {
+                        throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
+                                + " this read, so its order no longer holds; retry the read");
+                    }
+                }
+                return f.chunk(sql);
+            });
+        }
+    }
+
+    /** The state of one find between chunks. */
+    private final class Find {
+        final Filter filter;
+        final boolean everything;
+        final long skip;
+        long left;
+        long toSkip;
+        Planner.Plan plan;
+        Scan scan;
+        boolean done;
+
+        Find(Filter filter, boolean everything, long skip, long limit) {
+            this.filter = filter;
+            this.everything = everything;
+            this.skip = skip;
+            this.left = limit;
+        }
+
+        /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
+        List<byte[]> chunk(Sql sql) throws SQLException {
+            List<byte[]> out = new ArrayList<>();
+            long[] bytes = {0};
+            boolean exhausted = scan.read(sql, CHUNK_ROWS, (id, body) -> {
+                if (!everything && !filter.matches(json.parse(body, "stored document"))) {
+                    return true;
+                }
+                if (toSkip > 0) {
+                    toSkip--;
+                    return true;
+                }
+                out.add(body);
+                left--;
+                bytes[0] += body.length;
+                return left > 0 && bytes[0] < CHUNK_BYTES;
+            });
+            done = exhausted || left <= 0;
+            return out;
+        }
+
+        /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
+        List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
+            done = true;
+            long keep = skip + left < 0 ? Long.MAX_VALUE : skip + left;
+            Comparator<JsonNode> bySort = sort.comparator();
+            Comparator<Match> order = (a, b) -> {
+                int c = bySort.compare(a.doc(), b.doc());
+                return c != 0 ? c : Arrays.compareUnsigned(a.id(), b.id());
+            };
+            PriorityQueue<Match> worstFirst = new PriorityQueue<>((int) Math.min(keep, 1024) + 1, order.reversed());
+            Scan.candidates(sql, coll, plan, (id, body) -> {
+                JsonNode doc = json.parse(body, "stored document");
+                if (filter.matches(doc)) {
+                    Match m = new Match(id, body, doc);
+                    if (worstFirst.size() < keep) {
+                        worstFirst.add(m);
+                    } else if (order.compare(m, worstFirst.peek()) < 0) {
+                        worstFirst.poll();
+                        worstFirst.add(m);
+                    }
+                }
+                return true;
+            });
+            List<Match> sorted = new ArrayList<>(worstFirst);
+            sorted.sort(order);
+            List<byte[]> out = new ArrayList<>();
+            for (int i = (int) Math.min(skip, sorted.size()); i < sorted.size() && out.size() < left; i++) {
+                out.add(sorted.get(i).body());
+            }
+            return out;
+        }
+    }
+
+    private record Match(byte[] id, byte[] body, JsonNode doc) {}
+
+    @Override
+    public long count(Namespace ns, Filter filter) {
+        Filter f = filter == null ? ALL : filter;
+        return read(true, sql -> {
+            Catalog.Coll coll = requireColl(catalog, ns);
+            if (f == ALL) {
+                try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + coll.table()).executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+            Planner.Plan plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+            noted(plan);
+            long[] n = {0};
+            Scan.candidates(sql, coll, plan, (id, body) -> {
+                if (f.matches(json.parse(body, "stored document"))) {
+                    n[0]++;
+                }
+                return true;
+            });
+            return n[0];
+        });
+    }
+
+    @Override
+    public long version(Namespace ns) {
+        return versions.getOrDefault(ns, 0L);
+    }
+
+    private interface ReadFn<T> {
+        T apply(Sql sql) throws SQLException;
+    }
+
+    /**
+     * Runs {@code fn} on a pooled read connection. With {@code snapshot}, inside one read
+     * transaction that is pinned before {@code fn} looks at the catalog (multikey flags are set
+     * before the commit that needs them, so a flag seen false after the snapshot holds for it).
+     * A statement that fails because a concurrent catalog change dropped its table is retried.
+     */
+    private <T> T read(boolean snapshot, ReadFn<T> fn) {
+        for (int attempt = 0; ; attempt++) {
+            long generation = catalogGeneration.get();
+            Sql sql = acquire();
+            try {
+                if (snapshot) {
+                    sql.control("BEGIN");
+                    try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
+                        rs.next();
+                    }
+                }
+                T result = fn.apply(sql);
+                if (snapshot) {
+                    sql.control("COMMIT");
+                }
+                return result;
+            } catch (SQLException e) {
+                rollback(sql, snapshot);
+                if (catalogGeneration.get() != generation && attempt < 3) {
+                    continue;
+                }
+                throw new IllegalStateException("SQLite read failed: " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                rollback(sql, snapshot);
+                throw e;
+            } finally {
+                readers.add(sql);
+            }
+        }
+    }
+
+    private static void rollback(Sql sql, boolean snapshot) {
+        if (snapshot) {
+            try {
+                sql.control("ROLLBACK");
+            } catch (SQLException ignored) {
+                // no transaction left
+            }
+        }
+    }
+
+    private Sql acquire() {
+        try {
+            return readers.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WeftException(503, "interrupted while waiting for a read connection");
+        }
+    }
+
+    private static Catalog.Coll requireColl(Catalog catalog, Namespace ns) {
+        Catalog.Coll coll = catalog.colls().get(ns);
+        if (coll == null) {
+            throw WeftException.notFound("collection " + ns + " does not exist");
+        }
+        return coll;
+    }
+
+    private void noted(Planner.Plan plan) {
+        lastPlan = plan;
+        plans.incrementAndGet();
+        if (plan.usesIndex()) {
+            indexedPlans.incrementAndGet();
+        }
+    }
+
+    // --- writes --------------------------------------------------------------------------
+
+    @Override
+    public WriteResult write(WriteOp op) {
+        return writeAll(List.of(op)).getFirst();
+    }
+
+    @Override
+    public List<WriteResult> writeAll(List<WriteOp> ops) {
+        if (ops.isEmpty()) {
+            return List.of();
+        }
+        Catalog now = catalog;
+        for (WriteOp op : ops) {
+            requireColl(now, op.ns());
+        }
+        return writer.submit(ops);
+    }
+
+    /** On the writer thread, after COMMIT and before the writers are told. */
+    private void afterCommit(Set<Namespace> touched, List<ChangeEvent> events) {
+        for (Namespace ns : touched) {
+            versions.put(ns, versionSeq.incrementAndGet());
+        }
+        if (!events.isEmpty() && !listeners.isEmpty()) {
+            long commit = commitSeq.incrementAndGet();
+            List<ChangeEvent> committed = List.copyOf(events);
+            for (CommitListener listener : listeners) {
+                listener.committed(commit, committed);
+            }
+        }
+    }
+
+    /** On the writer thread, after a catalog change committed or rolled back: reload the catalog. */
+    private void afterDdl() {
+        Catalog before = catalog;
+        try {
+            catalog = Catalog.load(writerSql, json);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reload the catalog", e);
+        }
+        catalogGeneration.incrementAndGet();
+        for (Namespace ns : before.colls().keySet()) {
+            versions.put(ns, versionSeq.incrementAndGet());
+        }
+        for (Namespace ns : catalog.colls().keySet()) {
+            versions.put(ns, versionSeq.incrementAndGet());
+        }
+    }
+
+    // --- for tests -----------------------------------------------------------------------
+
+    /** Transactions committed (a group commit counts once). */
+    long commits() {
+        return writer.commits();
+    }
+
+    /** Queries planned, and how many of them read an index or a key range rather than everything. */
+    long plans() {
+        return plans.get();
+    }
+
+    long indexedPlans() {
+        return indexedPlans.get();
+    }
+
+    Planner.Plan lastPlan() {
+        return lastPlan;
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+        writerSql.close();
+        for (int i = 0; i < readerCount; i++) {
+            acquire().close();
+        }
+    }
+
+    private static Filter allFilter() {
+        try {
+            return Filter.all();
+        } catch (UnsupportedOperationException e) {
+            return null; // the query package is still a stub
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package dev.weft.store.sqlite;
+
+import dev.weft.core.WeftException;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The single writer: one platform thread owns the writer connection and group-commits. It takes
+ * the first waiting task, drains more document writes up to {@code batchMax} ops, runs them in
+ * one transaction (a savepoint per task and per op, so a failing op undoes only itself), commits
+ * once, and only then completes the callers' futures. Catalog changes (DDL) run alone in their
+ * own transaction. A failed COMMIT fails every op of the batch: nothing is acknowledged that did
+ * not commit.
+ */
+final class Writer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+
+    /** Applies one document write inside the open transaction. */
+    interface OpRunner {
+        WriteResult apply(Sql sql, WriteOp op, List<ChangeEvent> events) throws SQLException;
+    }
+
+    /** Called on the writer thread after a commit, before the callers are acknowledged. */
+    interface AfterCommit {
+        void committed(Set<Namespace> touched, List<ChangeEvent> events);
+    }
+
+    /** A catalog change: runs alone in a transaction; {@code after} runs whether it committed or not. */
+    interface Ddl<T> {
+        T run(Sql sql) throws SQLException;
+    }
+
+    private sealed interface Task permits Ops, DdlTask {}
+
+    private record Ops(List<WriteOp> ops, CompletableFuture<List<WriteResult>> done) implements Task {}
+
+    private record DdlTask(Ddl<?> ddl, CompletableFuture<Object> done) implements Task {}
+
+    private final Sql sql;
+    private final OpRunner runner;
+    private final AfterCommit afterCommit;
+    private final Runnable afterDdl;
+    private final int batchMax;
+    private final BlockingQueue<Task> queue;
+    private final Thread thread;
+    private final AtomicLong commits = new AtomicLong();
+    private volatile boolean closing;
+
+    Writer(Sql sql, int queueLength, int batchMax, OpRunner runner, AfterCommit afterCommit, Runnable afterDdl) {
+        this.sql = sql;
+        this.runner = runner;
+        this.afterCommit = afterCommit;
+        this.afterDdl = afterDdl;
+        this.batchMax = batchMax;
+        this.queue = new ArrayBlockingQueue<>(queueLength);
+        this.thread = Thread.ofPlatform().name("weft-sqlite-writer").daemon(false).start(this::loop);
+    }
+
+    /** Transactions committed so far (document batches and DDL). */
+    long commits() {
+        return commits.get();
+    }
+
+    List<WriteResult> submit(List<WriteOp> ops) {
+        Ops task = new Ops(List.copyOf(ops), new CompletableFuture<>());
+        enqueue(task);
+        return await(task.done());
+    }
+
+    @SuppressWarnings("unchecked")
+    <T> T ddl(Ddl<T> ddl) {
+        DdlTask task = new DdlTask(ddl, new CompletableFuture<>());
+        enqueue(task);
+        return (T) await(task.done());
+    }
+
+    private void enqueue(Task task) {
+        if (closing) {
+            throw new WeftException(503, "the store is closing");
+        }
+        if (!queue.offer(task)) {
+            throw new WeftException(503, "write queue full (limit write-queue-length)");
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private void loop() {
+        List<Ops> batch = new ArrayList<>();
+        while (true) {
+            Task first;
+            try {
+                first = queue.poll(50, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                continue; // only close() ends the loop, after the queue is drained
+            }
+            if (first == null) {
+                if (closing && queue.isEmpty()) {
+                    return;
+                }
+                continue;
+            }
+            if (first instanceof DdlTask ddl) {
+                runDdl(ddl);
+                continue;
+            }
+            Ops ops = (Ops) first;
+            batch.add(ops);
+            int size = ops.ops().size();
+            while (size < batchMax && queue.peek() instanceof Ops next) {
+                queue.poll();
+                batch.add(next);
+                size += next.ops().size();
+            }
+            runBatch(batch);
+            batch.clear();
+        }
+    }
+
+    private void runBatch(List<Ops> batch) {
+        List<List<WriteResult>> results = new ArrayList<>(batch.size());
+        List<RuntimeException> failures = new ArrayList<>(batch.size());
+        List<ChangeEvent> events = new ArrayList<>();
+        Set<Namespace> touched = new LinkedHashSet<>();
+        try {
+            sql.control("BEGIN IMMEDIATE");
+        } catch (SQLException e) {
+            failAll(batch, e);
+            return;
+        }
+        for (Ops task : batch) {
+            List<WriteResult> taskResults = new ArrayList<>(task.ops().size());
+            List<ChangeEvent> taskEvents = new ArrayList<>();
+            RuntimeException failure = null;
+            try {
+                sql.control("SAVEPOINT task");
+                for (WriteOp op : task.ops()) {
+                    taskResults.add(runOp(op, taskEvents));
+                }
+                sql.control("RELEASE task");
+            } catch (SQLException | RuntimeException e) {
+                LOG.error("write failed, rolled back", e);
+                failure = new WeftException(500, "write failed: " + e.getMessage());
+                try {
+                    sql.control("ROLLBACK TO task");
+                    sql.control("RELEASE task");
+                } catch (SQLException rollback) {
+                    rollbackAndFail(batch, rollback);
+                    return;
+                }
+            }
+            results.add(taskResults);
+            failures.add(failure);
+            if (failure == null) {
+                for (int i = 0; i < taskResults.size(); i++) {
+                    if (taskResults.get(i).ok()) {
+                        touched.add(task.ops().get(i).ns());
+                    }
+                }
+                events.addAll(taskEvents);
+            }
+        }
+        try {
+            sql.control("COMMIT");
+        } catch (SQLException e) {
+            rollbackAndFail(batch, e);
+            return;
+        }
+        commits.incrementAndGet();
+        try {
+            afterCommit.committed(touched, events);
+        } catch (RuntimeException e) {
+            LOG.error("commit listener failed", e);
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            if (failures.get(i) != null) {
+                batch.get(i).done().completeExceptionally(failures.get(i));
+            } else {
+                batch.get(i).done().complete(results.get(i));
+            }
+        }
+    }
+
+    /** One op in its own savepoint: rolled back alone when it does not succeed. */
+    private WriteResult runOp(WriteOp op, List<ChangeEvent> events) throws SQLException {
+        int mark = events.size();
+        sql.control("SAVEPOINT op");
+        WriteResult result;
+        try {
+            result = runner.apply(sql, op, events);
+        } catch (WeftException e) {
+            result = WriteResult.failed(outcomeOf(e), e.getMessage());
+        }
+        if (!result.ok()) {
+            sql.control("ROLLBACK TO op");
+            events.subList(mark, events.size()).clear();
+        }
+        sql.control("RELEASE op");
+        return result;
+    }
+
+    private static WriteResult.Outcome outcomeOf(WeftException e) {
+        return switch (e.status()) {
+            case 404 -> WriteResult.Outcome.NOT_FOUND;
+            case 409 -> WriteResult.Outcome.CONFLICT;
+            case 412 -> WriteResult.Outcome.PRECONDITION_FAILED;
+            default -> WriteResult.Outcome.INVALID;
+        };
+    }
+
+    private void rollbackAndFail(List<Ops> batch, Exception cause) {
+        try {
+            sql.exec("ROLLBACK");
+        } catch (SQLException ignored) {
+            // the transaction may already be gone
+        }
+        failAll(batch, cause);
+    }
+
+    private static void failAll(List<Ops> batch, Exception cause) {
+        LOG.error("group commit failed; {} writes not acknowledged", batch.size(), cause);
+        WeftException failure = new WeftException(503, "the write could not be committed: " + cause.getMessage());
+        batch.forEach(task -> task.done().completeExceptionally(failure));
+    }
+
+    private void runDdl(DdlTask task) {
+        Object result = null;
+        RuntimeException failure = null;
+        try {
+            sql.exec("BEGIN IMMEDIATE");
+            try {
+                result = task.ddl().run(sql);
+                sql.exec("COMMIT");
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    sql.exec("ROLLBACK");
+                } catch (SQLException ignored) {
+                    // already rolled back
+                }
+                throw e;
+            }
+            commits.incrementAndGet();
+        } catch (WeftException e) {
+            failure = e;
+        } catch (SQLException | RuntimeException e) {
+            LOG.error("catalog change failed", e);
+            failure = new WeftException(500, "catalog change failed: " + e.getMessage());
+        }
+        sql.forgetStatements();
+        try {
+            afterDdl.run();
+        } catch (RuntimeException e) {
+            LOG.error("reloading the catalog failed", e);
+        }
+        if (failure != null) {
+            task.done().completeExceptionally(failure);
+        } else {
+            task.done().complete(result);
+        }
+    }
+
+    /** Stops taking writes, finishes those queued, and stops the thread. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
