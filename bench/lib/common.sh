@@ -183,8 +183,9 @@ wrk_run() {
   cp "$out" "$BENCH_TMP/wrk-last.txt"
   local line; line=$(grep '^WRKRESULT ' "$out" | tail -n 1) || { cat "$out" >&2; die "no result from wrk"; }
   WRK_RPS=""; WRK_P50=""; WRK_P99=""; WRK_REQUESTS=""; WRK_SECONDS=""
-  local kv k v errs=0
+  local kv k v errs=0 kinds=""
   for kv in ${line#WRKRESULT }; do
+    case "$kv" in err_*=0) ;; err_*) kinds="$kinds ${kv#err_}" ;; esac
     k=${kv%%=*}; v=${kv#*=}
     case "$k" in
       rps) WRK_RPS=$v ;; p50_ms) WRK_P50=$v ;; p99_ms) WRK_P99=$v ;;
@@ -196,7 +197,7 @@ wrk_run() {
   done
   WRK_ERRORS=$errs
   if [ "${WRK_NON2XX:-0}" != 0 ] || [ "$errs" != 0 ]; then
-    log "bench:   WARNING: $WRK_NON2XX non-2xx answers, $errs socket errors on $url"
+    log "bench:   WARNING: $WRK_NON2XX non-2xx answers, $errs socket errors (${kinds# }) on $url"
     WRK_WARNINGS=$(( ${WRK_WARNINGS:-0} + 1 ))
   fi
 }
