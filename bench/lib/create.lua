@@ -83,14 +83,16 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-   local c, f, first, last = 0, 0, nil, 0
+   local c, f, first, last, unfinished = 0, 0, nil, 0, 0
    for _, t in ipairs(threads) do
       c = c + t:get("created"); f = f + t:get("failed")
       local tf, tl = t:get("t_first"), t:get("t_last")
+      -- a thread stopped by the time limit has no end: count its time up to now
+      if tf > 0 and tl == 0 then tl = now_us(); unfinished = unfinished + 1 end
       if tf > 0 and (first == nil or tf < first) then first = tf end
       if tl > last then last = tl end
    end
    local secs = (first and last > first) and (last - first) / 1e6 or 0
-   weft_report(summary, latency, string.format("created=%d failed=%d doc_seconds=%.3f docs_per_s=%.1f",
-      c, f, secs, secs > 0 and c / secs or 0))
+   weft_report(summary, latency, string.format("created=%d failed=%d doc_seconds=%.3f docs_per_s=%.1f unfinished_threads=%d",
+      c, f, secs, secs > 0 and c / secs or 0, unfinished))
 end
