@@ -32,7 +32,7 @@ bench_cleanup() {
 # bench_init NAME "$@": prints the command line, makes the temp dir, installs the trap.
 bench_init() {
   local name=$1; shift
-  printf '$ %s' "${BENCH_CMD:-./weft bench $name}"; printf ' %q' "$@"; printf '\n'
+  printf '$ %s' "${BENCH_CMD:-./weft bench $name}"; [ $# -eq 0 ] || printf ' %q' "$@"; printf '\n'
   BENCH_TMP=$(mktemp -d "/tmp/weft-bench-$name.XXXXXX")
   trap bench_cleanup EXIT
   trap 'exit 130' INT
