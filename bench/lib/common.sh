@@ -102,15 +102,19 @@ wait_http() {
   return 1
 }
 
-# --- authentication hook -------------------------------------------------------------------
-# With --auth every request (wrk and curl) carries Basic credentials for user admin, password
-# from WEFT_ADMIN_PASSWORD. The security issue decides how Weft learns that password; until
-# then Weft ignores the header. Benchmarks call auth_enable when they see --auth.
+# --- authentication -------------------------------------------------------------------------
+# Weft denies anonymous requests (docs/security.md), so every request of a benchmark (wrk and
+# curl) carries Basic credentials of user admin. The benchmark's Weft starts on an empty data
+# dir, so it creates admin with WEFT_ADMIN_PASSWORD: taken from the environment if set, else a
+# random one made here and exported to Weft (start_weft calls auth_enable).
 AUTH_HEADER=""
 CURL_AUTH=()
 WRK_AUTH=()
 auth_enable() {
-  [ -n "${WEFT_ADMIN_PASSWORD:-}" ] || die "--auth needs WEFT_ADMIN_PASSWORD in the environment"
+  if [ -z "${WEFT_ADMIN_PASSWORD:-}" ]; then
+    WEFT_ADMIN_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+  fi
+  export WEFT_ADMIN_PASSWORD
   AUTH_HEADER="Authorization: Basic $(printf 'admin:%s' "$WEFT_ADMIN_PASSWORD" | base64 -w0)"
   CURL_AUTH=(-H "$AUTH_HEADER")
   WRK_AUTH=(-H "$AUTH_HEADER")
@@ -119,6 +123,7 @@ auth_enable() {
 # --- Weft ----------------------------------------------------------------------------------
 WEFT_PORT=""; WEFT_PID=""; WEFT_URL=""
 start_weft() {
+  auth_enable
   WEFT_PORT=$(free_port)
   local data="$BENCH_TMP/weft-data"; mkdir -p "$data"
   log "bench: starting Weft on port $WEFT_PORT (data $data, log $BENCH_TMP/weft.log)"

@@ -43,7 +43,14 @@ end
 
 -- globals, so that done() can read them with thread:get()
 share, sent, created, failed, t_first, t_last, finished = 0, 0, 0, 0, 0, 0, false
-local post_headers = { ["Content-Type"] = "application/json" }
+-- the command line's -H headers (Authorization) plus Content-Type: wrk.format uses a headers
+-- table given to it instead of wrk.headers, not on top of them
+local function post_headers()
+   local h = {}
+   for k, v in pairs(wrk.headers) do h[k] = v end
+   h["Content-Type"] = "application/json"
+   return h
+end
 local ping
 function init(args)
    local total = tonumber(os.getenv("WEFT_COUNT"))
@@ -64,7 +71,7 @@ function request()
    if sent < share then
       sent = sent + 1
       if t_first == 0 then t_first = now_us() end
-      return wrk.format("POST", nil, post_headers, make_doc(id, sent))
+      return wrk.format("POST", nil, post_headers(), make_doc(id, sent))
    end
    return ping
 end

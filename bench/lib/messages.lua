@@ -49,7 +49,12 @@ function init(args)
       local body
       if format == "ndjson" then body = table.concat(msgs, "\n") .. "\n"
       else body = "[" .. table.concat(msgs, ",") .. "]" end
-      pool[p] = wrk.format("POST", nil, { ["Content-Type"] = ctype }, body)
+      -- the command line's -H headers (Authorization) plus Content-Type: wrk.format uses a
+      -- headers table given to it instead of wrk.headers, not on top of them
+      local h = {}
+      for k, v in pairs(wrk.headers) do h[k] = v end
+      h["Content-Type"] = ctype
+      pool[p] = wrk.format("POST", nil, h, body)
    end
 end
 
