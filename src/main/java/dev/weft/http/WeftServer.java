@@ -12,6 +12,7 @@ import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -27,7 +28,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
  * Selectors and acceptors stay on a few platform threads; every request runs on its own virtual
- * thread, so handlers block. Open connections are capped ({@code max-connections}) and idle ones
+ * thread unless memory alone answers it (see RequestPipeline), so handlers block. Open connections are capped ({@code max-connections}) and idle ones
  * closed ({@code idle-timeout-ms}). With {@code tls-cert-file} and {@code tls-key-file} a second,
  * HTTPS listener serves the same API on {@code tls-port} (HTTP/1.1 over TLS; the certificate is
  * read once at start). Stopping is graceful: the listener closes, in-flight requests
@@ -35,6 +36,11 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class WeftServer implements AutoCloseable {
     private static final long STOP_GRACE_MS = 10_000;
+    /**
+     * One selector per core: cached reads are answered on the selector threads, so one selector
+     * would cap them at one core.
+     */
+    private static final int SELECTORS = Runtime.getRuntime().availableProcessors();
 
     private final Server server;
     private final ServerConnector connector;
@@ -43,13 +49,14 @@ public final class WeftServer implements AutoCloseable {
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
         threads.setName("weft-io");
-        threads.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory()));
+        Executor requestThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory());
+        threads.setVirtualThreadsExecutor(requestThreads);
         server = new Server(threads);
 
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendDateHeader(false);
-        connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        connector = new ServerConnector(server, 1, SELECTORS, new HttpConnectionFactory(http));
         connector.setHost(settings.bind());
         connector.setPort(settings.port());
         connector.setIdleTimeout(settings.idleTimeoutMs());
@@ -64,7 +71,8 @@ public final class WeftServer implements AutoCloseable {
         Api api = Api.of(store, settings, security.policies());
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics)),
                 security.authenticator(), authorizer, metrics,
-                new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes());
+                new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
+                requestThreads);
         server.setHandler(new GracefulHandler(pipeline));
         server.setStopTimeout(STOP_GRACE_MS);
         server.setStopAtShutdown(false);
