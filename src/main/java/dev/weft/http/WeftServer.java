@@ -5,6 +5,9 @@ import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
 import dev.weft.store.Store;
+import dev.weft.stream.StreamHub;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -13,6 +16,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 
 /**
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
@@ -24,8 +28,14 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class WeftServer implements AutoCloseable {
     private static final long STOP_GRACE_MS = 10_000;
 
+    /** The hub keeps one write in flight per client, plus a ping or a close frame. */
+    private static final int MAX_OUTGOING_FRAMES = 8;
+    /** Stream clients send nothing but control frames; a larger message is refused. */
+    private static final int MAX_INCOMING_MESSAGE = 4096;
+
     private final Server server;
     private final ServerConnector connector;
+    private final Optional<StreamHub> streams;
 
     public WeftServer(Settings settings, Store store, Authenticator authenticator, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
@@ -46,7 +56,13 @@ public final class WeftServer implements AutoCloseable {
 
         Metrics metrics = new Metrics();
         Api api = Api.of(store, settings);
-        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics)),
+        streams = store.eventLog().map(log -> new StreamHub(log, api.json(), settings));
+        ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
+        webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
+        webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
+        webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
+        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets);
+        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 authenticator, authorizer, metrics, settings.maxBodyBytes());
         server.setHandler(new GracefulHandler(pipeline));
         server.setStopTimeout(STOP_GRACE_MS);
@@ -62,8 +78,15 @@ public final class WeftServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
+    /** The change-stream engine, when the store keeps an event log. */
+    public Optional<StreamHub> streams() {
+        return streams;
+    }
+
+    /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */
     @Override
     public void close() throws Exception {
+        streams.ifPresent(StreamHub::close);
         server.stop();
     }
 }

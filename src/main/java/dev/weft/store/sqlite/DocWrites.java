@@ -33,12 +33,10 @@ import tools.jackson.databind.node.ObjectNode;
 final class DocWrites implements Writer.OpRunner {
     private final Json json;
     private final Supplier<Catalog> catalog;
-    private final Supplier<Boolean> wantEvents;
 
-    DocWrites(Json json, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
+    DocWrites(Json json, Supplier<Catalog> catalog) {
         this.json = json;
         this.catalog = catalog;
-        this.wantEvents = wantEvents;
     }
 
     @Override
@@ -47,14 +45,13 @@ final class DocWrites implements Writer.OpRunner {
         if (coll == null) {
             return WriteResult.failed(Outcome.NOT_FOUND, "collection " + op.ns() + " does not exist");
         }
-        List<ChangeEvent> sink = wantEvents.get() ? events : null;
         return switch (op) {
-            case WriteOp.InsertMany m -> insertMany(sql, coll, m.documents(), sink);
-            case WriteOp.Replace r -> replace(sql, coll, r, sink);
-            case WriteOp.UpdateOne u -> updateOne(sql, coll, u, sink);
-            case WriteOp.DeleteOne d -> deleteOne(sql, coll, d, sink);
-            case WriteOp.UpdateMany u -> updateMany(sql, coll, u.filter(), u.update(), sink);
-            case WriteOp.DeleteMany d -> deleteMany(sql, coll, d.filter(), sink);
+            case WriteOp.InsertMany m -> insertMany(sql, coll, m.documents(), events);
+            case WriteOp.Replace r -> replace(sql, coll, r, events);
+            case WriteOp.UpdateOne u -> updateOne(sql, coll, u, events);
+            case WriteOp.DeleteOne d -> deleteOne(sql, coll, d, events);
+            case WriteOp.UpdateMany u -> updateMany(sql, coll, u.filter(), u.update(), events);
+            case WriteOp.DeleteMany d -> deleteMany(sql, coll, d.filter(), events);
         };
     }
 
@@ -66,7 +63,7 @@ final class DocWrites implements Writer.OpRunner {
             etag = stamp(doc);
             byte[] body = json.bytes(doc);
             insert(sql, coll, doc, body);
-            event(events, coll, Operation.INSERT, doc, body, null);
+            event(events, coll, Operation.INSERT, doc, body, null, null);
         }
         return WriteResult.done(Outcome.CREATED, documents.size(), documents.size() == 1 ? etag : null);
     }
@@ -74,17 +71,19 @@ final class DocWrites implements Writer.OpRunner {
     private WriteResult replace(Sql sql, Catalog.Coll coll, WriteOp.Replace op, List<ChangeEvent> events)
             throws SQLException {
         ObjectNode doc = withId(op.document());
-        ObjectNode old = load(sql, coll, key(doc.get("_id")));
+        byte[] oldBody = loadBody(sql, coll, key(doc.get("_id")));
+        ObjectNode old = parse(oldBody);
         WriteResult refused = refuse(old, op.mode(), op.ifMatch(), doc.get("_id"));
         if (refused != null) {
             return refused;
         }
-        return save(sql, coll, old, doc, Operation.REPLACE, null, events);
+        return save(sql, coll, old, oldBody, doc, Operation.REPLACE, null, events);
     }
 
     private WriteResult updateOne(Sql sql, Catalog.Coll coll, WriteOp.UpdateOne op, List<ChangeEvent> events)
             throws SQLException {
-        ObjectNode old = load(sql, coll, key(op.id()));
+        byte[] oldBody = loadBody(sql, coll, key(op.id()));
+        ObjectNode old = parse(oldBody);
         WriteResult refused = refuse(old, op.mode(), op.ifMatch(), op.id());
         if (refused != null) {
             return refused;
@@ -98,27 +97,29 @@ final class DocWrites implements Writer.OpRunner {
         }
         UpdateDescription description = op.update().apply(doc, old == null);
         keepId(doc, op.id());
-        return save(sql, coll, old, doc, Operation.UPDATE, description, events);
+        return save(sql, coll, old, oldBody, doc, Operation.UPDATE, description, events);
     }
 
     /** Stamps a new _etag and stores the document: inserted when {@code old} is null, else rewritten. */
-    private WriteResult save(Sql sql, Catalog.Coll coll, ObjectNode old, ObjectNode doc, Operation change,
-                             UpdateDescription description, List<ChangeEvent> events) throws SQLException {
+    private WriteResult save(Sql sql, Catalog.Coll coll, ObjectNode old, byte[] oldBody, ObjectNode doc,
+                             Operation change, UpdateDescription description, List<ChangeEvent> events)
+            throws SQLException {
         String etag = stamp(doc);
         byte[] body = json.bytes(doc);
         if (old == null) {
             insert(sql, coll, doc, body);
-            event(events, coll, Operation.INSERT, doc, body, null);
+            event(events, coll, Operation.INSERT, doc, body, null, null);
             return WriteResult.done(Outcome.CREATED, 1, etag);
         }
         rewrite(sql, coll, old, doc, body);
-        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null);
+        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null, oldBody);
         return WriteResult.done(Outcome.UPDATED, 1, etag);
     }
 
     private WriteResult deleteOne(Sql sql, Catalog.Coll coll, WriteOp.DeleteOne op, List<ChangeEvent> events)
             throws SQLException {
-        ObjectNode old = load(sql, coll, key(op.id()));
+        byte[] oldBody = loadBody(sql, coll, key(op.id()));
+        ObjectNode old = parse(oldBody);
         if (old == null) {
             return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + json.text(op.id()));
         }
@@ -127,7 +128,7 @@ final class DocWrites implements Writer.OpRunner {
             return refused;
         }
         remove(sql, coll, old);
-        event(events, coll, Operation.DELETE, old, null, null);
+        event(events, coll, Operation.DELETE, old, null, null, oldBody);
         return WriteResult.done(Outcome.DELETED, 1, null);
     }
 
@@ -135,14 +136,15 @@ final class DocWrites implements Writer.OpRunner {
             throws SQLException {
         long n = 0;
         for (byte[] id : matchingIds(sql, coll, filter)) {
-            ObjectNode old = load(sql, coll, id);
+            byte[] oldBody = loadBody(sql, coll, id);
+            ObjectNode old = parse(oldBody);
             ObjectNode doc = old.deepCopy();
             UpdateDescription description = update.apply(doc, false);
             keepId(doc, old.get("_id"));
             stamp(doc);
             byte[] body = json.bytes(doc);
             rewrite(sql, coll, old, doc, body);
-            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc));
+            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc), oldBody);
             n++;
         }
         return WriteResult.done(Outcome.BULK_DONE, n, null);
@@ -152,9 +154,10 @@ final class DocWrites implements Writer.OpRunner {
             throws SQLException {
         long n = 0;
         for (byte[] id : matchingIds(sql, coll, filter)) {
-            ObjectNode old = load(sql, coll, id);
+            byte[] oldBody = loadBody(sql, coll, id);
+            ObjectNode old = parse(oldBody);
             remove(sql, coll, old);
-            event(events, coll, Operation.DELETE, old, null, null);
+            event(events, coll, Operation.DELETE, old, null, null, oldBody);
             n++;
         }
         return WriteResult.done(Outcome.BULK_DONE, n, null);
@@ -242,10 +245,8 @@ final class DocWrites implements Writer.OpRunner {
     }
 
     private static void event(List<ChangeEvent> events, Catalog.Coll coll, Operation op, ObjectNode doc, byte[] body,
-                              UpdateDescription description) {
-        if (events != null) {
-            events.add(new ChangeEvent(coll.ns(), op, doc.get("_id"), body, description));
-        }
+                              UpdateDescription description, byte[] previous) {
+        events.add(new ChangeEvent(coll.ns(), op, doc.get("_id"), body, description, previous));
     }
 
     // --- rows ---------------------------------------------------------------------------
@@ -254,12 +255,17 @@ final class DocWrites implements Writer.OpRunner {
         return KeyEncoding.encode(id);
     }
 
-    private ObjectNode load(Sql sql, Catalog.Coll coll, byte[] id) throws SQLException {
+    /** The stored bytes of the document with key {@code id}, or null (they become the event's pre-image). */
+    private static byte[] loadBody(Sql sql, Catalog.Coll coll, byte[] id) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?");
         ps.setBytes(1, id);
         try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
+            return rs.next() ? rs.getBytes(1) : null;
         }
+    }
+
+    private ObjectNode parse(byte[] body) {
+        return body == null ? null : json.parseObject(body, "stored document");
     }
 
     private void insert(Sql sql, Catalog.Coll coll, ObjectNode doc, byte[] body) throws SQLException {
