@@ -3,15 +3,17 @@ package dev.weft;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.http.WeftServer;
-import dev.weft.security.OpenAccess;
+import dev.weft.security.Security;
+import dev.weft.security.acl.AclAuthorizer;
 import dev.weft.store.Store;
 import dev.weft.store.Stores;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code ./weft start [--setting value ...]}: opens the store, starts the listener, logs one
- * line saying where it listens, and on SIGTERM stops gracefully (the listener closes, in-flight
+ * {@code ./weft start [--setting value ...]}: opens the store, opens security (on the first
+ * start this creates the {@code admin} user and may print its password once), starts the
+ * listener, logs one line saying where it listens, and on SIGTERM stops gracefully (the listener closes, in-flight
  * requests finish, then the store closes, so every acknowledged write is already durable).
  */
 public final class Main {
@@ -30,10 +32,20 @@ public final class Main {
             return;
         }
         Store store = Stores.open(settings);
-        WeftServer server = new WeftServer(settings, store, OpenAccess.AUTHENTICATOR, OpenAccess.AUTHORIZER);
+        WeftServer server;
+        try {
+            server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+                    AclAuthorizer.open(store, settings));
+        } catch (WeftException | IllegalArgumentException e) {
+            System.err.println("weft: " + e.getMessage());
+            store.close();
+            System.exit(2);
+            return;
+        }
         server.start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server, store), "weft-shutdown"));
         LOG.info("weft listening on http://{}:{} (data {})", settings.bind(), server.port(), settings.data().toAbsolutePath());
+        server.tlsPort().ifPresent(port -> LOG.info("weft listening on https://{}:{}", settings.bind(), port));
         Thread.currentThread().join();
     }
 

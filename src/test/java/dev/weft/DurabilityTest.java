@@ -74,6 +74,7 @@ class DurabilityTest {
 
     static HttpResponse<String> send(HttpClient client, String method, String url, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", WeftProcess.ADMIN)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");

@@ -28,6 +28,7 @@ class GracefulShutdownTest {
             try (Socket socket = new Socket("127.0.0.1", weft.port())) {
                 OutputStream out = socket.getOutputStream();
                 out.write(("POST /db/up HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\n"
+                        + "Authorization: " + WeftProcess.ADMIN + "\r\n"
                         + "Transfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 chunk(out, "{\"_id\":1}\n{\"_id\":2}\n");
                 Thread.sleep(300);

@@ -18,6 +18,11 @@ import java.util.regex.Pattern;
  * line that says where Weft listens.
  */
 public final class WeftProcess implements AutoCloseable {
+    /** The admin password every test process starts with (through WEFT_ADMIN_PASSWORD). */
+    public static final String ADMIN_PASSWORD = "process-Admin-password-1";
+    public static final String ADMIN = "Basic " + java.util.Base64.getEncoder()
+            .encodeToString(("admin:" + ADMIN_PASSWORD).getBytes(StandardCharsets.UTF_8));
+
     private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)");
 
     private final Process process;
@@ -25,12 +30,20 @@ public final class WeftProcess implements AutoCloseable {
     private final StringBuffer log = new StringBuffer();
 
     public WeftProcess(Path data, String... settings) throws Exception {
+        this(data, java.util.Map.of("WEFT_ADMIN_PASSWORD", ADMIN_PASSWORD), settings);
+    }
+
+    /** With {@code env} added to the process environment (a lower bcrypt cost is always added). */
+    public WeftProcess(Path data, java.util.Map<String, String> env, String... settings) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(),
                 "--port", "0", "--data", data.toString()));
         command.addAll(List.of(settings));
-        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("WEFT_BCRYPT_COST", "4");
+        builder.environment().putAll(env);
+        process = builder.start();
         CompletableFuture<Integer> listening = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

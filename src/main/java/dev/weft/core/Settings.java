@@ -1,8 +1,11 @@
 package dev.weft.core;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -40,6 +43,13 @@ import java.util.function.Function;
  * @param streamHeartbeatMs    interval of WebSocket pings and SSE comments on idle streams
  * @param streamDispatchQueue  commits waiting for the stream dispatcher; past it the dispatcher
  *                             catches up from the event log instead of holding them in memory
+ * @param store                where documents live: {@code sqlite} (the embedded store in
+ *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
+ * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
+ *                             while it talks to the database)
+ * @param aclDb                database of the access rules collection
+ * @param aclCollection        collection holding the access rules (docs/security.md)
+ * @param auth                 users, authentication, brute-force guard, CORS and TLS
  */
 public record Settings(
         int port,
@@ -63,7 +73,12 @@ public record Settings(
         long streamRetentionMs,
         int streamClientQueue,
         long streamHeartbeatMs,
-        int streamDispatchQueue) {
+        int streamDispatchQueue,
+        String store,
+        int pgPoolSize,
+        String aclDb,
+        String aclCollection,
+        AuthSettings auth) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
 
@@ -123,7 +138,59 @@ public record Settings(
                 r.longValue("stream-retention-ms", 24L * 3600 * 1000, 1, Long.MAX_VALUE),
                 r.integer("stream-client-queue", 1000, 1, 1_000_000),
                 r.longValue("stream-heartbeat-ms", 15_000, 100, 3_600_000),
-                r.integer("stream-dispatch-queue", 10_000, 1, 10_000_000));
+                r.integer("stream-dispatch-queue", 10_000, 1, 10_000_000),
+                store(r.string("store", "sqlite")),
+                r.integer("pg-pool-size", 16, 1, 1000),
+                r.string("acl-db", "weft"),
+                r.string("acl-collection", "acl"),
+                auth(r));
+    }
+
+    private static AuthSettings auth(Reader r) {
+        String usersDb = r.string("users-db", "weft");
+        String usersCollection = r.string("users-collection", "users");
+        return new AuthSettings(
+                usersDb,
+                usersCollection,
+                r.optional("admin-password"),
+                r.integer("password-min-length", 12, 8, 72),
+                r.integer("bcrypt-cost", 10, 4, 16),
+                r.integer("hash-concurrency", Runtime.getRuntime().availableProcessors(), 1, 256),
+                r.longValue("hash-wait-ms", 5_000, 1, 600_000),
+                r.longValue("auth-cache-ttl-ms", 30_000, 0, 3_600_000),
+                r.integer("auth-cache-entries", 10_000, 1, 10_000_000),
+                r.longValue("auth-token-ttl-ms", 15 * 60_000, 1_000, 7 * 24 * 3_600_000L),
+                r.optional("jwt-algorithm").map(String::toUpperCase),
+                r.optional("jwt-secret"),
+                r.optional("jwt-key-file").map(Path::of),
+                r.optional("jwt-issuer"),
+                r.optional("jwt-audience"),
+                r.string("jwt-roles-claim", "roles"),
+                r.longValue("jwt-clock-skew-s", 60, 0, 3_600),
+                r.integer("login-guard-failures", 10, 0, 1_000_000),
+                r.longValue("login-guard-window-ms", 60_000, 1, 24 * 3_600_000L),
+                r.integer("login-guard-addresses", 100_000, 1, 10_000_000),
+                r.optional("cors-origins").map(Settings::commaList).orElse(List.of()),
+                r.longValue("cors-max-age-s", 600, 0, 86_400),
+                r.integer("tls-port", 8443, 0, 65535),
+                r.optional("tls-cert-file").map(Path::of),
+                r.optional("tls-key-file").map(Path::of));
+    }
+
+    private static List<String> commaList(String value) {
+        return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static String store(String value) {
+        if (!value.equals("sqlite") && !value.startsWith("postgresql://") && !value.startsWith("postgres://")) {
+            throw WeftException.badRequest("setting store must be sqlite or a postgresql://USER@HOST:PORT/DB URL");
+        }
+        return value;
+    }
+
+    /** True when documents live in PostgreSQL. */
+    public boolean postgres() {
+        return !store.equals("sqlite");
     }
 
     private static Map<String, String> descriptions() {
@@ -150,12 +217,46 @@ public record Settings(
         d.put("stream-client-queue", "events queued per stream client before it is cut off (1000)");
         d.put("stream-heartbeat-ms", "WebSocket ping / SSE comment interval on streams (15000)");
         d.put("stream-dispatch-queue", "commits queued for the stream dispatcher before it reads the log (10000)");
+        d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
+        d.put("pg-pool-size", "connections in the PostgreSQL pool (16)");
+        d.put("acl-db", "database of the access rules collection (weft)");
+        d.put("acl-collection", "collection of the access rules (acl)");
+        d.put("users-db", "database of the users collection (weft)");
+        d.put("users-collection", "collection of users, _id = user name (users)");
+        d.put("admin-password", "password of the admin user made on first start; prefer WEFT_ADMIN_PASSWORD (random, printed once)");
+        d.put("password-min-length", "fewest characters in a password (12)");
+        d.put("bcrypt-cost", "bcrypt work factor of stored password hashes (10)");
+        d.put("hash-concurrency", "password hashes computed at once (cores)");
+        d.put("hash-wait-ms", "longest wait for a hashing slot before 503 (5000)");
+        d.put("auth-cache-ttl-ms", "how long a verified credential is remembered, as a keyed digest (30000)");
+        d.put("auth-cache-entries", "most credentials and auth tokens remembered (10000)");
+        d.put("auth-token-ttl-ms", "lifetime of an Auth-Token (900000)");
+        d.put("jwt-algorithm", "HS256, RS256 or ES256 to accept bearer JWTs (none: refused)");
+        d.put("jwt-secret", "HS256 secret, at least 32 bytes; prefer WEFT_JWT_SECRET (none)");
+        d.put("jwt-key-file", "RS256/ES256 public key: PEM or JWKS file (none)");
+        d.put("jwt-issuer", "required JWT iss (none: not checked)");
+        d.put("jwt-audience", "required JWT aud (none: not checked)");
+        d.put("jwt-roles-claim", "JWT claim holding the roles (roles)");
+        d.put("jwt-clock-skew-s", "tolerance on JWT exp and nbf (60)");
+        d.put("login-guard-failures", "failed logins from one address before 429; 0 turns the guard off (10)");
+        d.put("login-guard-window-ms", "window of the login guard, and how long an address stays refused (60000)");
+        d.put("login-guard-addresses", "most addresses the login guard tracks (100000)");
+        d.put("cors-origins", "comma-separated origins allowed by CORS, * for any (none)");
+        d.put("cors-max-age-s", "how long browsers may cache a CORS preflight (600)");
+        d.put("tls-port", "port of the HTTPS listener (8443)");
+        d.put("tls-cert-file", "PEM certificate chain; with tls-key-file enables HTTPS (none)");
+        d.put("tls-key-file", "PEM PKCS#8 private key of the HTTPS listener (none)");
         return java.util.Collections.unmodifiableMap(d);
     }
 
     private record Reader(Map<String, String> values) {
         String string(String name, String fallback) {
             return values.getOrDefault(name, fallback);
+        }
+
+        /** A setting with no default; an empty value counts as absent. */
+        Optional<String> optional(String name) {
+            return Optional.ofNullable(values.get(name)).filter(v -> !v.isBlank());
         }
 
         int integer(String name, int fallback, int min, int max) {

@@ -4,6 +4,7 @@ import dev.weft.core.Json;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
@@ -13,16 +14,26 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * What every endpoint shares: the store, the JSON codec, the limits, the result cache, and the
- * small translations between HTTP and the store (names from the path, content types, etags,
- * write outcomes to statuses).
+ * What every endpoint shares: the store, the JSON codec, the limits, the result cache, the
+ * document policy of each collection (which endpoints apply wherever documents enter or leave),
+ * and the small translations between HTTP and the store (names from the path, content types,
+ * etags, write outcomes to statuses).
  */
-record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache) {
+record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies) {
 
-    static Api of(Store store, Settings settings) {
+    static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
                 new QueryLimits(settings.maxRegexLength(), settings.maxNestingDepth()),
-                new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()));
+                new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies);
+    }
+
+    DocumentPolicy policy(Namespace ns) {
+        return policies.of(ns);
+    }
+
+    /** A client's document readied for storage: ids ({@link DocumentIds}), then the collection's policy. */
+    ObjectNode documentToStore(Namespace ns, JsonNode node) {
+        return policy(ns).stored(DocumentIds.prepareForInsert(node));
     }
 
     Namespace namespace(Exchange ex) {

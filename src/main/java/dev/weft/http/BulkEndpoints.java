@@ -12,7 +12,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code PATCH|DELETE /{db}/{coll}/*?filter=}: update or delete every match in one transaction.
  * The filter is required, as in RESTHeart, so that a bare {@code /*} never wipes a collection by
- * accident; {@code filter={}} says "all" on purpose.
+ * accident; {@code filter={}} says "all" on purpose. Under a permission, only documents inside
+ * both its read and write filter match, and the update may not name a protected field.
  */
 final class BulkEndpoints {
     private final Api api;
@@ -23,8 +24,10 @@ final class BulkEndpoints {
 
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
-        Update update = Update.parse(api.objectBody(ex), api.limits());
+        Filter filter = requiredFilter(ex, ns);
+        ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        Update update = Update.parse(body, api.limits());
+        ex.permission().admitUpdate(body);
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
         answer(ex, result, "modified");
@@ -32,17 +35,17 @@ final class BulkEndpoints {
 
     void delete(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        Filter filter = requiredFilter(ex);
+        Filter filter = requiredFilter(ex, ns);
         api.existingCollection(ns);
         WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter));
         answer(ex, result, "deleted");
     }
 
-    private Filter requiredFilter(Exchange ex) {
+    private Filter requiredFilter(Exchange ex, Namespace ns) {
         if (ex.params("filter").isEmpty()) {
             throw WeftException.badRequest("a bulk write needs the filter query parameter (filter={} for all documents)");
         }
-        return ReadParams.filterOnly(ex, api);
+        return ex.permission().narrowWrite(ReadParams.clientFilter(ex, api, ns));
     }
 
     private void answer(Exchange ex, WriteResult result, String counted) {

@@ -81,18 +81,22 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
-    /** The stored bytes as they are, or re-encoded through the projection when there is one. */
+    /**
+     * The stored bytes as the collection's policy shows them, re-encoded through the projection
+     * (the client's, then the permission's) when there is one.
+     */
     byte[] render(StoredDocument doc, ReadParams params) {
+        byte[] json = params.policy().readable(doc.json());
         if (params.projection().isEmpty()) {
-            return doc.json();
+            return json;
         }
-        return api.json().bytes(params.projection().get().apply(api.json().parse(doc.json(), "stored document")));
+        return api.json().bytes(params.projection().get().apply(api.json().parse(json, "stored document")));
     }
 
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);
-        long size = api.store().count(ns, ReadParams.filterOnly(ex, api));
+        long size = api.store().count(ns, ReadParams.filterOnly(ex, api, ns));
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);
         ex.sendJson(200, api.json().bytes(body));
@@ -111,18 +115,23 @@ final class CollectionEndpoints {
             insertMany(ex, ns, body, mode);
             return;
         }
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
-        WriteOp op = mode == WriteOp.WriteMode.INSERT
-                ? new WriteOp.InsertMany(ns, List.of(doc))
-                : new WriteOp.Replace(ns, doc, mode, Api.ifMatch(ex));
-        WriteResult result = api.store().write(op);
+        ObjectNode doc = api.documentToStore(ns, body);
+        WriteResult result = GuardedWrite.write(api, ex, ns, doc.get("_id"), mode, (stored, m, ifMatch) -> {
+            ObjectNode admitted = ex.permission().admitDocument(doc, stored);
+            return m == WriteOp.WriteMode.INSERT
+                    ? new WriteOp.InsertMany(ns, List.of(admitted))
+                    : new WriteOp.Replace(ns, admitted, m, ifMatch);
+        });
         Api.answerWrite(ex, result, Optional.of(location(ex, doc.get("_id"))));
     }
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
+        if (mode != WriteOp.WriteMode.INSERT && ex.permission().restrictsWrites()) {
+            throw ex.permission().denied("wm=" + mode.name().toLowerCase() + " on an array needs an unrestricted rule");
+        }
         List<ObjectNode> docs = new ArrayList<>(body.size());
         for (JsonNode element : body) {
-            docs.add(DocumentIds.prepareForInsert(element));
+            docs.add(ex.permission().admitDocument(api.documentToStore(ns, element), Optional.empty()));
         }
         if (docs.isEmpty()) {
             throw WeftException.badRequest("the array of documents is empty");

@@ -1,17 +1,21 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Projection;
 import dev.weft.query.Update;
 import dev.weft.store.Namespace;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
-import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** {@code /{db}/{coll}/{id}}: read (with ETag and If-None-Match), replace, update, delete. */
+/**
+ * {@code /{db}/{coll}/{id}}: read (with ETag and If-None-Match), replace, update, delete. The
+ * request's permission applies here: a document outside the read filter reads as missing (404),
+ * and writes go through {@link GuardedWrite}.
+ */
 final class DocumentEndpoints {
     private final Api api;
 
@@ -27,12 +31,20 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         Optional<StoredDocument> doc = api.store().get(ns, id);
+        JsonNode tree = null;
+        if (doc.isPresent() && !ex.permission().readsEverything()) {
+            tree = api.json().parse(doc.get().json(), "stored document");
+            if (!ex.permission().canRead(tree)) {
+                doc = Optional.empty(); // outside the read filter: as if it did not exist
+            }
+        }
         if (doc.isEmpty()) {
             api.existingCollection(ns);
             throw WeftException.notFound("document " + ex.pathParam("id") + " does not exist in " + ns);
         }
         byte[] json = doc.get().json();
         Optional<String> etag = Etags.of(json);
+        json = api.policy(ns).readable(json);
         if (etag.isPresent()) {
             ex.setHeader("ETag", etag.get());
             Optional<String> ifNoneMatch = ex.header("If-None-Match").map(Api::stripEtagQuotes);
@@ -41,17 +53,10 @@ final class DocumentEndpoints {
                 return;
             }
         }
-        List<String> keys = ex.params("keys");
-        if (!keys.isEmpty()) {
-            ObjectNode merged = dev.weft.core.Json.NODES.objectNode();
-            for (String k : keys) {
-                JsonNode spec = ReadParams.jsonParam(api, "keys", k);
-                if (!spec.isObject()) {
-                    throw WeftException.badRequest("keys must be a JSON object such as {\"name\":1}");
-                }
-                merged.setAll((ObjectNode) spec);
-            }
-            json = api.json().bytes(Projection.parse(merged).apply(api.json().parse(json, "stored document")));
+        Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
+        if (projection.isPresent()) {
+            JsonNode readable = tree != null ? api.policy(ns).readable((ObjectNode) tree) : api.json().parse(json, "stored document");
+            json = api.json().bytes(projection.get().apply(readable));
         }
         ex.sendJson(200, json);
     }
@@ -65,18 +70,29 @@ final class DocumentEndpoints {
             throw WeftException.badRequest("the _id in the body differs from the id in the URL");
         }
         body.set("_id", id);
-        ObjectNode doc = DocumentIds.prepareForInsert(body);
+        ObjectNode doc = api.documentToStore(ns, body);
         api.existingCollection(ns);
-        var result = api.store().write(new WriteOp.Replace(ns, doc, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
+        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE),
+                (stored, mode, ifMatch) -> new WriteOp.Replace(ns, ex.permission().admitDocument(doc, stored), mode, ifMatch));
         Api.answerWrite(ex, result, Optional.of(ex.path()));
     }
 
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
-        Update update = Update.parse(api.objectBody(ex), api.limits());
+        ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        Update update = Update.parse(body, api.limits());
+        ex.permission().admitUpdate(body);
         api.existingCollection(ns);
-        var result = api.store().write(new WriteOp.UpdateOne(ns, id, update, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), Api.ifMatch(ex)));
+        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), (stored, mode, ifMatch) -> {
+            if (ex.permission().restrictsWrites()) {
+                // The document the update leaves behind must stay inside the write filter.
+                ObjectNode after = stored.map(ObjectNode::deepCopy).orElseGet(() -> Json.NODES.objectNode().set("_id", id));
+                update.apply(after, stored.isEmpty());
+                ex.permission().admitResult(after);
+            }
+            return new WriteOp.UpdateOne(ns, id, update, mode, ifMatch);
+        });
         Api.answerWrite(ex, result, Optional.of(ex.path()));
     }
 
@@ -84,6 +100,8 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         api.existingCollection(ns);
-        Api.answerWrite(ex, api.store().write(new WriteOp.DeleteOne(ns, id, Api.ifMatch(ex))), Optional.empty());
+        var result = GuardedWrite.write(api, ex, ns, id, WriteOp.WriteMode.UPDATE,
+                (stored, mode, ifMatch) -> new WriteOp.DeleteOne(ns, id, ifMatch));
+        Api.answerWrite(ex, result, Optional.empty());
     }
 }

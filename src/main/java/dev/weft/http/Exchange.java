@@ -1,6 +1,8 @@
 package dev.weft.http;
 
 import dev.weft.core.WeftException;
+import dev.weft.security.AuthRequest;
+import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +28,7 @@ import org.eclipse.jetty.websocket.server.WebSocketCreator;
  * query parameters, bounded body reading, and one way to answer. Endpoints never touch Jetty.
  * An exchange is answered exactly once; {@link #answered()} tells the pipeline whether it was.
  */
-public final class Exchange {
+public final class Exchange implements AuthRequest {
     private final Request request;
     private final Response response;
     private final Callback callback;
@@ -34,6 +36,7 @@ public final class Exchange {
     private final long maxBodyBytes;
     private Fields query;
     private Principal principal = Principal.ANONYMOUS;
+    private Permission permission = Permission.ALL;
     private int status;
     private boolean answered;
 
@@ -62,8 +65,19 @@ public final class Exchange {
         return value;
     }
 
+    @Override
     public Optional<String> header(String name) {
         return Optional.ofNullable(request.getHeaders().get(name));
+    }
+
+    @Override
+    public String remoteAddress() {
+        return Request.getRemoteAddr(request);
+    }
+
+    @Override
+    public void setResponseHeader(String name, String value) {
+        setHeader(name, value);
     }
 
     public Optional<String> param(String name) {
@@ -97,6 +111,15 @@ public final class Exchange {
 
     void principal(Principal principal) {
         this.principal = principal;
+    }
+
+    /** What the authorize stage granted: the restrictions every endpoint applies while it plans. */
+    public Permission permission() {
+        return permission;
+    }
+
+    void permission(Permission permission) {
+        this.permission = permission;
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

@@ -47,7 +47,9 @@ final class IndexEndpoints {
         }
         ObjectNode body = api.objectBody(ex);
         api.existingCollection(ns);
-        api.store().createIndex(ns, new IndexSpec(name, fields(body.get("keys")), unique(body.get("ops"))));
+        IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), unique(body.get("ops")));
+        spec.fields().forEach(f -> api.policy(ns).checkPath("an index", f.path()));
+        api.store().createIndex(ns, spec);
         ex.sendEmpty(201);
     }
 

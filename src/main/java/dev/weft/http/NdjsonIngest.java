@@ -19,7 +19,8 @@ import tools.jackson.databind.node.ObjectNode;
  * arrives. Memory is bounded by one line ({@code max-ndjson-line-bytes}) plus two chunks of
  * {@value #CHUNK} documents: while the store commits one chunk, the next is parsed. A bad line
  * (malformed, not an object, too long, duplicate id) is reported by its number and does not stop
- * the good ones. Answers {@code {"inserted", "failed", "errors":[{"line","message"}]}}; only the
+ * the good ones; so does a line the request's permission refuses (protected field, outside the
+ * write filter). Answers {@code {"inserted", "failed", "errors":[{"line","message"}]}}; only the
  * first {@value #MAX_REPORTED} errors are listed.
  */
 final class NdjsonIngest {
@@ -75,7 +76,8 @@ final class NdjsonIngest {
                 continue;
             }
             try {
-                chunk.add(new Line(number, DocumentIds.prepareForInsert(api.json().parse(line, "line " + number))));
+                ObjectNode doc = api.documentToStore(ns, api.json().parse(line, "line " + number));
+                chunk.add(new Line(number, ex.permission().admitDocument(doc, java.util.Optional.empty())));
             } catch (WeftException e) {
                 report.error(number, e.getMessage());
             }

@@ -5,6 +5,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.Projection;
 import dev.weft.query.Sort;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import java.util.ArrayList;
@@ -14,42 +15,48 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The parse stage of a read: {@code filter} (repeatable, ANDed), {@code keys} (repeatable,
- * merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}. Each bad
- * parameter is a 400 naming it. {@link #cacheKey} is the normalized text of everything that
- * shapes the result, for {@link ResultCache}.
+ * The parse and plan stage of a read: {@code filter} (repeatable, ANDed), {@code keys}
+ * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}.
+ * Each bad parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy}
+ * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read
+ * path at once: its read filter is ANDed into {@link #filter} and its projection runs after the
+ * client's in {@link #projection}. {@link #cacheKey} is the normalized text of everything that
+ * shapes the result, the permission included, for {@link ResultCache}; {@link #policy} is how
+ * documents of the collection are shown.
  */
 record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, String cacheKey) {
+                  boolean count, Optional<String> hint, String cacheKey, DocumentPolicy policy) {
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns) {
+        DocumentPolicy policy = api.policy(ns);
         List<String> filters = ex.params("filter");
-        List<Filter> parsed = new ArrayList<>(filters.size());
-        for (String f : filters) {
-            parsed.add(Filter.parse(jsonParam(api, "filter", f), api.limits()));
-        }
-        Filter filter = switch (parsed.size()) {
-            case 0 -> Filter.all();
-            case 1 -> parsed.getFirst();
-            default -> Filter.and(parsed);
-        };
-        Optional<Projection> projection = projection(ex, api);
-        Sort sort = sort(ex, api);
+        Filter filter = filterOnly(ex, api, ns);
+        Optional<Projection> projection = projection(ex, api, policy);
+        Sort sort = sort(ex, api, policy);
         int page = intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
         String key = ns + "|" + String.join("\u0001", filters) + "|" + String.join("\u0001", ex.params("keys"))
-                + "|" + String.join("\u0001", ex.params("sort")) + "|" + page + "|" + pageSize + "|" + hint.orElse("");
-        return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint, key);
+                + "|" + String.join("\u0001", ex.params("sort")) + "|" + page + "|" + pageSize + "|" + hint.orElse("")
+                + "|" + ex.permission().cacheKey();
+        return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint, key, policy);
     }
 
-    /** Just the filters, for {@code _size} and bulk writes. */
-    static Filter filterOnly(Exchange ex, Api api) {
+    /** The client's filters narrowed by the read filter, for {@code _size} and every other read. */
+    static Filter filterOnly(Exchange ex, Api api, Namespace ns) {
+        return ex.permission().narrowRead(clientFilter(ex, api, ns));
+    }
+
+    /** The client's filters alone (repeated ones ANDed); bulk writes narrow them with the write permission. */
+    static Filter clientFilter(Exchange ex, Api api, Namespace ns) {
+        DocumentPolicy policy = api.policy(ns);
         List<Filter> parsed = new ArrayList<>();
         for (String f : ex.params("filter")) {
-            parsed.add(Filter.parse(jsonParam(api, "filter", f), api.limits()));
+            JsonNode spec = jsonParam(api, "filter", f);
+            policy.checkQuery("filter", spec);
+            parsed.add(Filter.parse(spec, api.limits()));
         }
-        return parsed.isEmpty() ? Filter.all() : parsed.size() == 1 ? parsed.getFirst() : Filter.and(parsed);
+        return Filter.and(parsed);
     }
 
     long skip() {
@@ -63,7 +70,20 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         return api.json().parse(value, "query parameter " + name);
     }
 
-    private static Optional<Projection> projection(Exchange ex, Api api) {
+    /** The client's {@code keys} then the permission's projection; empty when neither applies. */
+    static Optional<Projection> projection(Exchange ex, Api api, DocumentPolicy policy) {
+        Optional<Projection> client = clientProjection(ex, api, policy);
+        Optional<Projection> acl = ex.permission().projection();
+        if (client.isEmpty() || acl.isEmpty()) {
+            return client.isPresent() ? client : acl;
+        }
+        Projection first = client.get();
+        Projection last = acl.get();
+        return Optional.of(doc -> last.apply(first.apply(doc)));
+    }
+
+    /** The {@code keys} parameters merged into one projection. */
+    private static Optional<Projection> clientProjection(Exchange ex, Api api, DocumentPolicy policy) {
         List<String> keys = ex.params("keys");
         if (keys.isEmpty()) {
             return Optional.empty();
@@ -76,10 +96,11 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             }
             merged.setAll((ObjectNode) spec);
         }
+        policy.checkQuery("keys", merged);
         return Optional.of(Projection.parse(merged));
     }
 
-    private static Sort sort(Exchange ex, Api api) {
+    private static Sort sort(Exchange ex, Api api, DocumentPolicy policy) {
         List<String> specs = ex.params("sort");
         if (specs.isEmpty()) {
             return Sort.ID_DESCENDING;
@@ -91,6 +112,7 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             }
             fields.addAll(Sort.parse(s, api.limits()).fields());
         }
+        fields.forEach(f -> policy.checkPath("sort", f.path()));
         return new Sort(List.copyOf(fields));
     }
 

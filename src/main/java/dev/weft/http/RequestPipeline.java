@@ -14,10 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The request path as explicit stages: parse (route and method), authenticate, authorize, then
- * the endpoint's plan-execute-respond. Every failure becomes RESTHeart's error body here and
+ * The request path as explicit stages: CORS (a preflight is answered here), parse (route and
+ * method), authenticate, authorize, then the endpoint's plan-execute-respond. Every failure becomes RESTHeart's error body here and
  * nowhere else: a {@link WeftException} maps to its status, anything else is a 500 whose details
- * go to the log, never to the client. Every request is observed once in {@link Metrics}.
+ * go to the log, never to the client. A 401 carries {@code WWW-Authenticate: Basic realm="Weft"}
+ * unless the request says {@code No-Auth-Challenge} (so browsers show no login dialog). Every
+ * request is observed once in {@link Metrics}.
  *
  * <p>Jetty calls this handler on a virtual thread (it is a blocking handler and the thread pool
  * has a virtual-thread executor), so endpoints block freely.
@@ -29,13 +31,16 @@ final class RequestPipeline extends Handler.Abstract {
     private final Authenticator authenticator;
     private final Authorizer authorizer;
     private final Metrics metrics;
+    private final Cors cors;
     private final long maxBodyBytes;
 
-    RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, Metrics metrics, long maxBodyBytes) {
+    RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, Metrics metrics, Cors cors,
+                    long maxBodyBytes) {
         this.routes = routes;
         this.authenticator = authenticator;
         this.authorizer = authorizer;
         this.metrics = metrics;
+        this.cors = cors;
         this.maxBodyBytes = maxBodyBytes;
     }
 
@@ -46,6 +51,10 @@ final class RequestPipeline extends Handler.Abstract {
         String template = "unmatched";
         Exchange exchange = new Exchange(request, response, callback, Map.of(), maxBodyBytes);
         try {
+            if (cors.apply(exchange)) {
+                template = "preflight";
+                return true;
+            }
             Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
             if (match.isEmpty()) {
                 throw WeftException.notFound("no resource at " + request.getHttpURI().getPath());
@@ -57,8 +66,8 @@ final class RequestPipeline extends Handler.Abstract {
                 throw new WeftException(405, method + " is not allowed on " + template);
             }
             exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
-            exchange.principal(authenticator.authenticate(name -> request.getHeaders().get(name)));
-            authorizer.authorize(exchange.principal(), method, request.getHttpURI().getPath());
+            exchange.principal(authenticator.authenticate(exchange));
+            exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
             endpoint.handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
@@ -73,6 +82,9 @@ final class RequestPipeline extends Handler.Abstract {
 
     private static void answerError(Exchange exchange, int status, String message) {
         if (!exchange.answered()) {
+            if (status == 401 && exchange.header("No-Auth-Challenge").isEmpty()) {
+                exchange.setHeader("WWW-Authenticate", "Basic realm=\"Weft\"");
+            }
             exchange.sendJson(status, Errors.body(status, message));
         } else {
             // Part of the answer is already on the wire: all that is left is to cut the connection.

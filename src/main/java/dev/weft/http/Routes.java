@@ -18,7 +18,8 @@ import java.util.Optional;
 final class Routes {
     record Route(String template, String[] segments, Map<String, Endpoint> methods) {}
 
-    record Match(Route route, Map<String, String> params) {}
+    /** A matched route, its path parameters, and every decoded path segment (what access rules see). */
+    record Match(Route route, Map<String, String> params, List<String> segments) {}
 
     private final List<Route> routes;
 
@@ -31,18 +32,36 @@ final class Routes {
         b.route("/ping").get(e.ping());
         b.route("/metrics").get(e.metrics());
         b.route("/").get(e.databases()::list);
-        b.route("/{db}").get(e.databases()::listCollections).put(e.databases()::put).delete(e.databases()::drop);
+        b.route("/{db}").get(e.databases()::listCollections).put(managed(e.databases()::put))
+                .delete(managed(e.databases()::drop));
         b.route("/{db}/{coll}/_size").get(e.collections()::size);
         b.route("/{db}/{coll}/_indexes").get(e.indexes()::list);
-        b.route("/{db}/{coll}/_indexes/{name}").put(e.indexes()::put).delete(e.indexes()::drop);
+        b.route("/{db}/{coll}/_indexes/{name}").put(managed(e.indexes()::put)).delete(managed(e.indexes()::drop));
         b.route("/{db}/{coll}/_streams").get(e.streams()::adhoc);
         b.route("/{db}/{coll}/_streams/{name}").get(e.streams()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);
         b.route("/{db}/{coll}").get(e.collections()::list).post(e.collections()::post)
-                .put(e.collections()::put).delete(e.collections()::drop);
+                .put(managed(e.collections()::put)).delete(managed(e.collections()::drop));
         return new Routes(b.routes);
+    }
+
+    /**
+     * Marks a management request (creating or dropping a database, a collection or an index):
+     * it needs a permission that allows management, which an access rule grants only with
+     * {@code allowManagementRequests}.
+     */
+    private static Endpoint managed(Endpoint endpoint) {
+        return ex -> {
+            ex.permission().admitManagement();
+            endpoint.handle(ex);
+        };
+    }
+
+    /** Every route, in the order they are tried. */
+    List<Route> all() {
+        return routes;
     }
 
     /** The route whose template matches {@code path}, with its decoded path parameters. */
@@ -63,7 +82,7 @@ final class Routes {
                 }
             }
             if (ok) {
-                return Optional.of(new Match(route, params));
+                return Optional.of(new Match(route, params, List.of(parts)));
             }
         }
         return Optional.empty();

@@ -1,6 +1,8 @@
 package dev.weft.http;
 
 import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.security.Permission;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.stream.Frame;
@@ -24,7 +26,8 @@ import tools.jackson.databind.JsonNode;
  * when the request is an upgrade, Server-Sent Events with {@code Accept: text/event-stream}.
  * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
  * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
- * old) is answered 4xx before the upgrade. The engine is {@link StreamHub}; this class only
+ * old) is answered 4xx before the upgrade. The request's {@link Permission} (access rules) gives
+ * the subscriber's read filter and projection, applied to every event. The engine is {@link StreamHub}; this class only
  * adapts Jetty's WebSocket session and response to its {@link Outlet}.
  */
 final class StreamEndpoints {
@@ -57,8 +60,11 @@ final class StreamEndpoints {
 
     private void open(Exchange ex, StreamQuery base) {
         StreamHub streams = hub.orElseThrow(() -> new WeftException(501, "this store keeps no change events"));
+        Permission permission = ex.permission();
+        Optional<Filter> readFilter = permission.readsEverything()
+                ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
         StreamQuery query = base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false))
-                .withAccess(Optional.empty(), Optional.empty());
+                .withAccess(readFilter, permission.projection());
         Optional<String> resume = ex.param("resumeAfter").or(() -> ex.header("Last-Event-ID"));
         if (resume.isPresent()) {
             query = query.resumingAfter(resume.get(), api.json());

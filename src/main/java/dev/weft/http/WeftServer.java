@@ -1,20 +1,29 @@
 package dev.weft.http;
 
+import dev.weft.core.AuthSettings;
+import dev.weft.core.Pem;
 import dev.weft.core.Settings;
 import dev.weft.observe.Metrics;
-import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
+import dev.weft.security.Security;
 import dev.weft.store.Store;
 import dev.weft.stream.StreamHub;
 import java.time.Duration;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 
@@ -22,7 +31,9 @@ import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
  * Selectors and acceptors stay on a few platform threads; every request runs on its own virtual
  * thread, so handlers block. Open connections are capped ({@code max-connections}) and idle ones
- * closed ({@code idle-timeout-ms}). Stopping is graceful: the listener closes, in-flight requests
+ * closed ({@code idle-timeout-ms}). With {@code tls-cert-file} and {@code tls-key-file} a second,
+ * HTTPS listener serves the same API on {@code tls-port} (HTTP/1.1 over TLS; the certificate is
+ * read once at start). Stopping is graceful: the listener closes, in-flight requests
  * finish (up to a grace period), then the store closes.
  */
 public final class WeftServer implements AutoCloseable {
@@ -36,8 +47,9 @@ public final class WeftServer implements AutoCloseable {
     private final Server server;
     private final ServerConnector connector;
     private final Optional<StreamHub> streams;
+    private final Optional<ServerConnector> tlsConnector;
 
-    public WeftServer(Settings settings, Store store, Authenticator authenticator, Authorizer authorizer) {
+    public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
         threads.setName("weft-io");
         threads.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory()));
@@ -52,10 +64,13 @@ public final class WeftServer implements AutoCloseable {
         connector.setIdleTimeout(settings.idleTimeoutMs());
         connector.setAcceptQueueSize(1024);
         server.addConnector(connector);
-        server.addBean(new ConnectionLimit(settings.maxConnections(), connector));
+        tlsConnector = settings.auth().tlsEnabled() ? Optional.of(tls(settings, http)) : Optional.empty();
+        tlsConnector.ifPresentOrElse(
+                tls -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector, tls)),
+                () -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector)));
 
         Metrics metrics = new Metrics();
-        Api api = Api.of(store, settings);
+        Api api = Api.of(store, settings, security.policies());
         streams = store.eventLog().map(log -> new StreamHub(log, api.json(), settings));
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
@@ -63,10 +78,42 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets);
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
-                authenticator, authorizer, metrics, settings.maxBodyBytes());
+                security.authenticator(), authorizer, metrics,
+                new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes());
         server.setHandler(new GracefulHandler(pipeline));
         server.setStopTimeout(STOP_GRACE_MS);
         server.setStopAtShutdown(false);
+    }
+
+    private ServerConnector tls(Settings settings, HttpConfiguration http) {
+        AuthSettings auth = settings.auth();
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        try {
+            byte[] random = new byte[18];
+            new SecureRandom().nextBytes(random);
+            String password = Base64.getEncoder().encodeToString(random); // guards nothing: the store never leaves memory
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            keys.setKeyEntry("weft", Pem.privateKey(auth.tlsKeyFile().orElseThrow()), password.toCharArray(),
+                    Pem.certificates(auth.tlsCertFile().orElseThrow()).toArray(Certificate[]::new));
+            ssl.setKeyStore(keys);
+            ssl.setKeyStorePassword(password);
+            ssl.setKeyManagerPassword(password);
+        } catch (java.security.GeneralSecurityException | java.io.IOException e) {
+            throw new IllegalArgumentException("cannot use tls-cert-file/tls-key-file: " + e.getMessage(), e);
+        }
+        HttpConfiguration https = new HttpConfiguration(http);
+        SecureRequestCustomizer secure = new SecureRequestCustomizer();
+        secure.setSniHostCheck(false);
+        https.addCustomizer(secure);
+        ServerConnector tls = new ServerConnector(server, 1, 1,
+                new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(https));
+        tls.setHost(settings.bind());
+        tls.setPort(auth.tlsPort());
+        tls.setIdleTimeout(settings.idleTimeoutMs());
+        tls.setAcceptQueueSize(1024);
+        server.addConnector(tls);
+        return tls;
     }
 
     public void start() throws Exception {
@@ -81,6 +128,11 @@ public final class WeftServer implements AutoCloseable {
     /** The change-stream engine, when the store keeps an event log. */
     public Optional<StreamHub> streams() {
         return streams;
+    }
+
+    /** The HTTPS port actually bound, when TLS is enabled. */
+    public Optional<Integer> tlsPort() {
+        return tlsConnector.map(ServerConnector::getLocalPort);
     }
 
     /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */

@@ -1,13 +1,12 @@
 package dev.weft.security;
 
-import java.util.function.Function;
-
 /**
- * The authenticate stage of the request path: turns a request's credentials (read through
- * {@code header}) into a {@link Principal}, or {@link Principal#ANONYMOUS} when it carries none.
- * Bad credentials throw a 401 {@link dev.weft.core.WeftException}.
+ * The authenticate stage of the request path: turns a request's credentials into a
+ * {@link Principal}, or {@link Principal#ANONYMOUS} when it carries none (the authorize stage
+ * decides what anonymous may do). Bad credentials throw a 401 {@link dev.weft.core.WeftException};
+ * a source that failed too often gets 429, a saturated hashing pool 503.
  */
 @FunctionalInterface
 public interface Authenticator {
-    Principal authenticate(Function<String, String> header);
+    Principal authenticate(AuthRequest request);
 }

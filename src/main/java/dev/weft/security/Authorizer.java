@@ -1,11 +1,14 @@
 package dev.weft.security;
 
+import java.util.List;
+
 /**
  * The authorize stage of the request path: decides whether {@code principal} may call
- * {@code method} on {@code path}; throws a 401 (anonymous) or 403 {@link dev.weft.core.WeftException}
- * when not.
+ * {@code method} on the path whose decoded segments are {@code segments}, and with which
+ * restrictions. Throws a 401 (anonymous) or 403 {@link dev.weft.core.WeftException} when not
+ * ({@link Permission#denied}).
  */
 @FunctionalInterface
 public interface Authorizer {
-    void authorize(Principal principal, String method, String path);
+    Permission authorize(Principal principal, String method, List<String> segments);
 }

@@ -59,7 +59,7 @@ class NdjsonTest {
             body.append("{\"_id\":").append(i).append(",\"even\":").append(i % 2 == 0).append("}\n");
         }
         weft.post("/db/export", body.toString(), "Content-Type", "application/x-ndjson");
-        HttpRequest request = HttpRequest.newBuilder(weft.uri("/db/export?filter=" + q("{\"even\":true}")))
+        HttpRequest request = weft.request("/db/export?filter=" + q("{\"even\":true}"))
                 .header("Accept", "application/x-ndjson").build();
         HttpResponse<InputStream> r = weft.client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);

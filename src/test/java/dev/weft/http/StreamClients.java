@@ -62,7 +62,7 @@ final class StreamClients {
         /** With {@code reads} false the client never asks for a message: the server's writes back up. */
         static Ws open(TestServer weft, String pathAndQuery, boolean reads) throws Exception {
             Ws ws = new Ws(reads);
-            ws.socket = weft.client.newWebSocketBuilder()
+            ws.socket = weft.client.newWebSocketBuilder().header("Authorization", TestServer.ADMIN)
                     .buildAsync(URI.create("ws://127.0.0.1:" + weft.server.port() + pathAndQuery), ws)
                     .get(10, TimeUnit.SECONDS);
             return ws;
@@ -125,7 +125,7 @@ final class StreamClients {
         /** Opens an SSE stream; answers the response (with its status) whatever it is. */
         static Sse open(TestServer weft, String pathAndQuery, String... headers) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(weft.uri(pathAndQuery)).timeout(Duration.ofSeconds(10))
-                    .header("Accept", "text/event-stream");
+                    .header("Accept", "text/event-stream").header("Authorization", TestServer.ADMIN);
             for (int i = 0; i < headers.length; i += 2) {
                 b.header(headers[i], headers[i + 1]);
             }

@@ -1,42 +1,41 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.Catalog;
 import dev.weft.core.Json;
-import dev.weft.core.ObjectIds;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Update;
-import dev.weft.query.UpdateDescription;
 import dev.weft.store.ChangeEvent;
-import dev.weft.store.ChangeEvent.Operation;
+import dev.weft.store.DocumentWrites;
+import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
-import dev.weft.store.WriteOp.WriteMode;
 import dev.weft.store.WriteResult;
 import dev.weft.store.WriteResult.Outcome;
+import dev.weft.store.plan.QueryPlanner;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Applies {@link WriteOp}s on the writer connection, inside the writer's open transaction:
- * documents, their index keys, unique checks and change events. Client errors are thrown as
+ * Applies {@link WriteOp}s on the writer connection, inside the writer's open transaction: the
+ * rules are {@link DocumentWrites}'; here are the rows of documents, their index keys and unique checks. Client errors are thrown as
  * {@link WeftException} (the writer turns them into results and rolls the op back).
  */
-final class DocWrites implements Writer.OpRunner {
-    private final Json json;
+final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Writer.OpRunner {
     private final Supplier<Catalog> catalog;
+    private final Supplier<Boolean> wantEvents;
 
-    DocWrites(Json json, Supplier<Catalog> catalog) {
-        this.json = json;
+    DocWrites(Json json, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
+        super(json);
         this.catalog = catalog;
+        this.wantEvents = wantEvents;
     }
 
     @Override
@@ -45,130 +44,17 @@ final class DocWrites implements Writer.OpRunner {
         if (coll == null) {
             return WriteResult.failed(Outcome.NOT_FOUND, "collection " + op.ns() + " does not exist");
         }
-        return switch (op) {
-            case WriteOp.InsertMany m -> insertMany(sql, coll, m.documents(), events);
-            case WriteOp.Replace r -> replace(sql, coll, r, events);
-            case WriteOp.UpdateOne u -> updateOne(sql, coll, u, events);
-            case WriteOp.DeleteOne d -> deleteOne(sql, coll, d, events);
-            case WriteOp.UpdateMany u -> updateMany(sql, coll, u.filter(), u.update(), events);
-            case WriteOp.DeleteMany d -> deleteMany(sql, coll, d.filter(), events);
-        };
+        return apply(sql, coll, op, wantEvents.get() ? events : null);
     }
 
-    private WriteResult insertMany(Sql sql, Catalog.Coll coll, List<ObjectNode> documents, List<ChangeEvent> events)
-            throws SQLException {
-        String etag = null;
-        for (ObjectNode given : documents) {
-            ObjectNode doc = withId(given);
-            etag = stamp(doc);
-            byte[] body = json.bytes(doc);
-            insert(sql, coll, doc, body);
-            event(events, coll, Operation.INSERT, doc, body, null, null);
-        }
-        return WriteResult.done(Outcome.CREATED, documents.size(), documents.size() == 1 ? etag : null);
+    @Override
+    protected Namespace ns(Catalog.Coll coll) {
+        return coll.ns();
     }
 
-    private WriteResult replace(Sql sql, Catalog.Coll coll, WriteOp.Replace op, List<ChangeEvent> events)
-            throws SQLException {
-        ObjectNode doc = withId(op.document());
-        byte[] oldBody = loadBody(sql, coll, key(doc.get("_id")));
-        ObjectNode old = parse(oldBody);
-        WriteResult refused = refuse(old, op.mode(), op.ifMatch(), doc.get("_id"));
-        if (refused != null) {
-            return refused;
-        }
-        return save(sql, coll, old, oldBody, doc, Operation.REPLACE, null, events);
-    }
-
-    private WriteResult updateOne(Sql sql, Catalog.Coll coll, WriteOp.UpdateOne op, List<ChangeEvent> events)
-            throws SQLException {
-        byte[] oldBody = loadBody(sql, coll, key(op.id()));
-        ObjectNode old = parse(oldBody);
-        WriteResult refused = refuse(old, op.mode(), op.ifMatch(), op.id());
-        if (refused != null) {
-            return refused;
-        }
-        ObjectNode doc;
-        if (old == null) {
-            doc = Json.NODES.objectNode();
-            doc.set("_id", op.id());
-        } else {
-            doc = old.deepCopy();
-        }
-        UpdateDescription description = op.update().apply(doc, old == null);
-        keepId(doc, op.id());
-        return save(sql, coll, old, oldBody, doc, Operation.UPDATE, description, events);
-    }
-
-    /** Stamps a new _etag and stores the document: inserted when {@code old} is null, else rewritten. */
-    private WriteResult save(Sql sql, Catalog.Coll coll, ObjectNode old, byte[] oldBody, ObjectNode doc,
-                             Operation change, UpdateDescription description, List<ChangeEvent> events)
-            throws SQLException {
-        String etag = stamp(doc);
-        byte[] body = json.bytes(doc);
-        if (old == null) {
-            insert(sql, coll, doc, body);
-            event(events, coll, Operation.INSERT, doc, body, null, null);
-            return WriteResult.done(Outcome.CREATED, 1, etag);
-        }
-        rewrite(sql, coll, old, doc, body);
-        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null, oldBody);
-        return WriteResult.done(Outcome.UPDATED, 1, etag);
-    }
-
-    private WriteResult deleteOne(Sql sql, Catalog.Coll coll, WriteOp.DeleteOne op, List<ChangeEvent> events)
-            throws SQLException {
-        byte[] oldBody = loadBody(sql, coll, key(op.id()));
-        ObjectNode old = parse(oldBody);
-        if (old == null) {
-            return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + json.text(op.id()));
-        }
-        WriteResult refused = refuse(old, WriteMode.UPDATE, op.ifMatch(), op.id());
-        if (refused != null) {
-            return refused;
-        }
-        remove(sql, coll, old);
-        event(events, coll, Operation.DELETE, old, null, null, oldBody);
-        return WriteResult.done(Outcome.DELETED, 1, null);
-    }
-
-    private WriteResult updateMany(Sql sql, Catalog.Coll coll, Filter filter, Update update, List<ChangeEvent> events)
-            throws SQLException {
-        long n = 0;
-        for (byte[] id : matchingIds(sql, coll, filter)) {
-            byte[] oldBody = loadBody(sql, coll, id);
-            ObjectNode old = parse(oldBody);
-            ObjectNode doc = old.deepCopy();
-            UpdateDescription description = update.apply(doc, false);
-            keepId(doc, old.get("_id"));
-            stamp(doc);
-            byte[] body = json.bytes(doc);
-            rewrite(sql, coll, old, doc, body);
-            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc), oldBody);
-            n++;
-        }
-        return WriteResult.done(Outcome.BULK_DONE, n, null);
-    }
-
-    private WriteResult deleteMany(Sql sql, Catalog.Coll coll, Filter filter, List<ChangeEvent> events)
-            throws SQLException {
-        long n = 0;
-        for (byte[] id : matchingIds(sql, coll, filter)) {
-            byte[] oldBody = loadBody(sql, coll, id);
-            ObjectNode old = parse(oldBody);
-            remove(sql, coll, old);
-            event(events, coll, Operation.DELETE, old, null, null, oldBody);
-            n++;
-        }
-        return WriteResult.done(Outcome.BULK_DONE, n, null);
-    }
-
-    /**
-     * The ids of the documents matching a bulk op's filter, all collected before any is changed,
-     * so that an update moving a document along the index being read cannot meet it twice.
-     */
-    private List<byte[]> matchingIds(Sql sql, Catalog.Coll coll, Filter filter) throws SQLException {
-        Planner.Plan plan = Planner.plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty());
+    @Override
+    protected List<byte[]> matchingIds(Sql sql, Catalog.Coll coll, Filter filter) throws SQLException {
+        QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty());
         List<byte[]> ids = new ArrayList<>();
         Scan.candidates(sql, coll, plan, (id, body) -> {
             if (filter.matches(json.parse(body, "stored document"))) {
@@ -179,96 +65,19 @@ final class DocWrites implements Writer.OpRunner {
         return ids;
     }
 
-    // --- rules --------------------------------------------------------------------------
-
-    /** The refusal of a single-document write by write mode and If-Match, or null to go on. */
-    private WriteResult refuse(ObjectNode old, WriteMode mode, Optional<String> ifMatch, JsonNode id) {
-        if (old == null) {
-            if (mode == WriteMode.UPDATE) {
-                return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + json.text(id));
-            }
-            if (ifMatch.isPresent()) {
-                return WriteResult.failed(Outcome.PRECONDITION_FAILED,
-                        "If-Match given but no document with _id " + json.text(id) + " exists");
-            }
-            return null;
-        }
-        if (mode == WriteMode.INSERT) {
-            return WriteResult.failed(Outcome.CONFLICT, "duplicate _id: a document with _id " + json.text(id)
-                    + " already exists");
-        }
-        if (ifMatch.isPresent() && !ifMatch.get().equals(etagOf(old))) {
-            return WriteResult.failed(Outcome.PRECONDITION_FAILED, "the document's _etag does not match If-Match");
-        }
-        return null;
-    }
-
-    static String etagOf(JsonNode doc) {
-        JsonNode etag = doc.get("_etag");
-        if (etag == null) {
-            return null;
-        }
-        return etag.isObject() && etag.has("$oid") ? etag.get("$oid").asString() : etag.asString();
-    }
-
-    private static void keepId(ObjectNode doc, JsonNode id) {
-        JsonNode now = doc.get("_id");
-        if (now == null || !now.equals(id)) {
-            throw WeftException.badRequest("an update cannot change _id");
-        }
-    }
-
-    /** The document, with a new ObjectId first if it has no _id (the HTTP layer normally sets one). */
-    private static ObjectNode withId(ObjectNode doc) {
-        if (doc.has("_id")) {
-            return doc;
-        }
-        ObjectNode copy = Json.NODES.objectNode();
-        copy.putObject("_id").put("$oid", ObjectIds.next());
-        copy.setAll(doc);
-        return copy;
-    }
-
-    private static String stamp(ObjectNode doc) {
-        String etag = ObjectIds.next();
-        doc.putObject("_etag").put("$oid", etag);
-        return etag;
-    }
-
-    private static UpdateDescription withEtag(UpdateDescription d, ObjectNode doc) {
-        if (d == null) {
-            return null;
-        }
-        ObjectNode fields = d.updatedFields() == null ? Json.NODES.objectNode() : d.updatedFields().deepCopy();
-        fields.set("_etag", doc.get("_etag"));
-        return new UpdateDescription(fields, d.removedFields());
-    }
-
-    private static void event(List<ChangeEvent> events, Catalog.Coll coll, Operation op, ObjectNode doc, byte[] body,
-                              UpdateDescription description, byte[] previous) {
-        events.add(new ChangeEvent(coll.ns(), op, doc.get("_id"), body, description, previous));
-    }
-
     // --- rows ---------------------------------------------------------------------------
 
-    static byte[] key(JsonNode id) {
-        return KeyEncoding.encode(id);
-    }
-
-    /** The stored bytes of the document with key {@code id}, or null (they become the event's pre-image). */
-    private static byte[] loadBody(Sql sql, Catalog.Coll coll, byte[] id) throws SQLException {
+    @Override
+    protected ObjectNode load(Sql sql, Catalog.Coll coll, byte[] id) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?");
         ps.setBytes(1, id);
         try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getBytes(1) : null;
+            return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
         }
     }
 
-    private ObjectNode parse(byte[] body) {
-        return body == null ? null : json.parseObject(body, "stored document");
-    }
-
-    private void insert(Sql sql, Catalog.Coll coll, ObjectNode doc, byte[] body) throws SQLException {
+    @Override
+    protected void insert(Sql sql, Catalog.Coll coll, ObjectNode doc, byte[] body) throws SQLException {
         byte[] id = key(doc.get("_id"));
         PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + coll.table() + "(id, body) VALUES (?, ?)");
         ps.setBytes(1, id);
@@ -282,7 +91,8 @@ final class DocWrites implements Writer.OpRunner {
         }
     }
 
-    private void rewrite(Sql sql, Catalog.Coll coll, ObjectNode old, ObjectNode doc, byte[] body) throws SQLException {
+    @Override
+    protected void rewrite(Sql sql, Catalog.Coll coll, ObjectNode old, ObjectNode doc, byte[] body) throws SQLException {
         byte[] id = key(doc.get("_id"));
         PreparedStatement ps = sql.prepare("UPDATE " + coll.table() + " SET body = ? WHERE id = ?");
         ps.setBytes(1, body);
@@ -299,7 +109,8 @@ final class DocWrites implements Writer.OpRunner {
         }
     }
 
-    private void remove(Sql sql, Catalog.Coll coll, ObjectNode old) throws SQLException {
+    @Override
+    protected void remove(Sql sql, Catalog.Coll coll, ObjectNode old) throws SQLException {
         byte[] id = key(old.get("_id"));
         PreparedStatement ps = sql.prepare("DELETE FROM " + coll.table() + " WHERE id = ?");
         ps.setBytes(1, id);
@@ -307,13 +118,6 @@ final class DocWrites implements Writer.OpRunner {
         for (Catalog.Index index : coll.indexes()) {
             removeKeys(sql, index, id, keys(index, old));
         }
-    }
-
-    /** A document's distinct keys in an index. */
-    static TreeSet<byte[]> keys(Catalog.Index index, JsonNode doc) {
-        TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
-        keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
-        return keys;
     }
 
     private void addKeys(Sql sql, Catalog.Coll coll, Catalog.Index index, ObjectNode doc, byte[] id,

@@ -1,13 +1,15 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.Catalog;
 import dev.weft.query.KeyRange;
+import dev.weft.store.plan.QueryPlanner;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Reads documents from one source (primary key or index) for a {@link Planner.Plan}.
+ * Reads documents from one source (primary key or index) for a {@link QueryPlanner.Plan}.
  *
  * <p>Ordered plans are read a chunk at a time: {@link #read} returns after at most {@code max}
  * rows, remembering the last (key, _id) read, and the next call resumes right after it, possibly
@@ -41,7 +43,7 @@ final class Scan {
     /**
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
-    Scan(Catalog.Coll coll, Planner.Plan plan, long offset) {
+    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, long offset) {
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
         List<KeyRange> r = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
@@ -153,7 +155,7 @@ final class Scan {
     }
 
     /** Reads every candidate of an unordered plan once, in no particular order. */
-    static void candidates(Sql sql, Catalog.Coll coll, Planner.Plan plan, Rows rows) throws SQLException {
+    static void candidates(Sql sql, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Rows rows) throws SQLException {
         List<KeyRange> ranges = plan.ranges();
         String docs = coll.table();
         String query;

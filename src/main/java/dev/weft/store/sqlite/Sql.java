@@ -22,6 +22,10 @@ final class Sql implements AutoCloseable {
         this.connection = connection;
     }
 
+    Connection connection() {
+        return connection;
+    }
+
     /** A cached statement with its parameters cleared. */
     PreparedStatement prepare(String sql) throws SQLException {
         PreparedStatement ps = statements.get(sql);

@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.Catalog;
 import dev.weft.core.Json;
 import dev.weft.core.ObjectIds;
 import dev.weft.core.Settings;
@@ -19,6 +20,8 @@ import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TopK;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,11 +30,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -73,7 +73,7 @@ public final class SqliteStore implements Store, EventLog {
     private final EventTable events;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
-    private volatile Planner.Plan lastPlan;
+    private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
 
     public SqliteStore(Settings settings, Json json) {
         this.json = json;
@@ -81,7 +81,7 @@ public final class SqliteStore implements Store, EventLog {
         try {
             Files.createDirectories(settings.data());
             writerSql = new Sql(open(file, false));
-            for (String ddl : Catalog.SCHEMA) {
+            for (String ddl : Schema.TABLES) {
                 writerSql.exec(ddl);
             }
             for (String ddl : EventTable.SCHEMA) {
@@ -89,7 +89,7 @@ public final class SqliteStore implements Store, EventLog {
             }
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
             events.load(writerSql);
-            catalog = Catalog.load(writerSql, json);
+            catalog = Catalog.load(writerSql.connection(), json);
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
@@ -98,7 +98,7 @@ public final class SqliteStore implements Store, EventLog {
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
-        DocWrites docs = new DocWrites(json, () -> catalog);
+        DocWrites docs = new DocWrites(json, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
@@ -166,7 +166,7 @@ public final class SqliteStore implements Store, EventLog {
         byte[] props = json.bytes(properties);
         return writer.ddl(sql -> {
             Catalog.Db old = catalog.dbs().get(db);
-            checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
+            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
             PreparedStatement ps = sql.prepare("INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)");
             ps.setString(1, db);
             ps.setBytes(2, props);
@@ -183,7 +183,7 @@ public final class SqliteStore implements Store, EventLog {
             if (old == null) {
                 throw WeftException.notFound("database " + db + " does not exist");
             }
-            checkEtag(old.etag(), ifMatch, "database " + db);
+            Catalog.checkEtag(old.etag(), ifMatch, "database " + db);
             for (Catalog.Coll coll : catalog.colls().values()) {
                 if (coll.ns().db().equals(db)) {
                     dropTables(sql, coll);
@@ -218,7 +218,7 @@ public final class SqliteStore implements Store, EventLog {
                 throw WeftException.notFound("database " + ns.db() + " does not exist");
             }
             Catalog.Coll old = catalog.colls().get(ns);
-            checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
+            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
             if (old != null) {
                 PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
                 ps.setBytes(1, props);
@@ -246,7 +246,7 @@ public final class SqliteStore implements Store, EventLog {
             if (coll == null) {
                 throw WeftException.notFound("collection " + ns + " does not exist");
             }
-            checkEtag(coll.etag(), ifMatch, "collection " + ns);
+            Catalog.checkEtag(coll.etag(), ifMatch, "collection " + ns);
             dropTables(sql, coll);
             return null;
         });
@@ -266,12 +266,6 @@ public final class SqliteStore implements Store, EventLog {
         ps = sql.prepare("DELETE FROM weft_colls WHERE id = ?");
         ps.setLong(1, coll.id());
         ps.executeUpdate();
-    }
-
-    private static void checkEtag(String current, Optional<String> ifMatch, String what) {
-        if (ifMatch.isPresent() && (current == null || !current.equals(ifMatch.get()))) {
-            throw WeftException.preconditionFailed("the _etag of " + what + " does not match If-Match");
-        }
     }
 
     private static long lastInsertId(Sql sql) throws SQLException {
@@ -297,7 +291,7 @@ public final class SqliteStore implements Store, EventLog {
 
     @Override
     public void createIndex(Namespace ns, IndexSpec spec) {
-        checkIndex(spec);
+        Catalog.checkIndex(spec);
         writer.ddl(sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
             Optional<Catalog.Index> existing = coll.index(spec.name());
@@ -307,7 +301,7 @@ public final class SqliteStore implements Store, EventLog {
                 }
                 throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
             }
-            Catalog.insertIndexRow(sql, json, coll.id(), spec, false);
+            Schema.insertIndexRow(sql, json, coll.id(), spec, false);
             long id = lastInsertId(sql);
             Catalog.Index index = new Catalog.Index(id, spec, false);
             sql.exec("CREATE TABLE " + index.table() + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
@@ -345,23 +339,6 @@ public final class SqliteStore implements Store, EventLog {
             PreparedStatement ps = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ?");
             ps.setLong(1, index.id());
             ps.executeUpdate();
-        }
-    }
-
-    private static void checkIndex(IndexSpec spec) {
-        if (spec.name() == null || spec.name().isEmpty() || spec.name().length() > 128) {
-            throw WeftException.badRequest("an index name must have 1 to 128 characters");
-        }
-        if (spec.name().equals(Catalog.ID_INDEX)) {
-            throw WeftException.badRequest("the index _id_ is implicit and cannot be defined");
-        }
-        if (spec.fields() == null || spec.fields().isEmpty() || spec.fields().size() > 32) {
-            throw WeftException.badRequest("an index needs 1 to 32 fields");
-        }
-        for (IndexField f : spec.fields()) {
-            if (f.path().isEmpty() || f.path().startsWith("$") || Arrays.asList(f.path().split("\\.", -1)).contains("")) {
-                throw WeftException.badRequest("invalid index field path: '" + f.path() + "'");
-            }
         }
     }
 
@@ -412,7 +389,7 @@ public final class SqliteStore implements Store, EventLog {
         Find f = new Find(filter, everything, skip, limit);
         List<byte[]> out = read(true, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
-            Planner.Plan plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
+            QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
             noted(plan);
             f.plan = plan;
             f.left = limit; // a retried attempt starts over
@@ -449,7 +426,7 @@ public final class SqliteStore implements Store, EventLog {
         final long skip;
         long left;
         long toSkip;
-        Planner.Plan plan;
+        QueryPlanner.Plan<Catalog.Index> plan;
         Scan scan;
         boolean done;
 
@@ -484,37 +461,17 @@ public final class SqliteStore implements Store, EventLog {
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
             done = true;
-            long keep = skip + left < 0 ? Long.MAX_VALUE : skip + left;
-            Comparator<JsonNode> bySort = sort.comparator();
-            Comparator<Match> order = (a, b) -> {
-                int c = bySort.compare(a.doc(), b.doc());
-                return c != 0 ? c : Arrays.compareUnsigned(a.id(), b.id());
-            };
-            PriorityQueue<Match> worstFirst = new PriorityQueue<>((int) Math.min(keep, 1024) + 1, order.reversed());
+            TopK top = new TopK(sort, skip, left);
             Scan.candidates(sql, coll, plan, (id, body) -> {
                 JsonNode doc = json.parse(body, "stored document");
                 if (filter.matches(doc)) {
-                    Match m = new Match(id, body, doc);
-                    if (worstFirst.size() < keep) {
-                        worstFirst.add(m);
-                    } else if (order.compare(m, worstFirst.peek()) < 0) {
-                        worstFirst.poll();
-                        worstFirst.add(m);
-                    }
+                    top.offer(id, body, doc);
                 }
                 return true;
             });
-            List<Match> sorted = new ArrayList<>(worstFirst);
-            sorted.sort(order);
-            List<byte[]> out = new ArrayList<>();
-            for (int i = (int) Math.min(skip, sorted.size()); i < sorted.size() && out.size() < left; i++) {
-                out.add(sorted.get(i).body());
-            }
-            return out;
+            return top.result();
         }
     }
-
-    private record Match(byte[] id, byte[] body, JsonNode doc) {}
 
     @Override
     public long count(Namespace ns, Filter filter) {
@@ -527,7 +484,7 @@ public final class SqliteStore implements Store, EventLog {
                     return rs.getLong(1);
                 }
             }
-            Planner.Plan plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+            QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
             noted(plan);
             long[] n = {0};
             Scan.candidates(sql, coll, plan, (id, body) -> {
@@ -613,7 +570,7 @@ public final class SqliteStore implements Store, EventLog {
         return coll;
     }
 
-    private void noted(Planner.Plan plan) {
+    private void noted(QueryPlanner.Plan<Catalog.Index> plan) {
         lastPlan = plan;
         plans.incrementAndGet();
         if (plan.usesIndex()) {
@@ -659,7 +616,7 @@ public final class SqliteStore implements Store, EventLog {
     private void afterDdl() {
         Catalog before = catalog;
         try {
-            catalog = Catalog.load(writerSql, json);
+            catalog = Catalog.load(writerSql.connection(), json);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reload the catalog", e);
         }
@@ -688,7 +645,7 @@ public final class SqliteStore implements Store, EventLog {
         return indexedPlans.get();
     }
 
-    Planner.Plan lastPlan() {
+    QueryPlanner.Plan<Catalog.Index> lastPlan() {
         return lastPlan;
     }
 

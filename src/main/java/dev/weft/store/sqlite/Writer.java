@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.Catalog;
 import dev.weft.core.WeftException;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.Namespace;

@@ -13,6 +13,7 @@ import dev.weft.query.Values;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
+import dev.weft.store.Store;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.nio.file.Path;
@@ -23,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -32,8 +35,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Issue 2, section 6: random documents, random indexes, thousands of random filters and sorts
  * with skip and limit, with and without hint; the store's planned answer must equal the
  * in-memory evaluator's over a full scan (sort, then _id ascending for ties, skip, limit).
+ * {@link #check} runs on any store (the PostgreSQL store's test calls it too).
  */
-class PlannerDifferentialTest {
+public class PlannerDifferentialTest {
     private static final Namespace NS = new Namespace("diff", "docs");
     private static final String[] STRINGS = {"", "a", "ab", "b", "pach", "Zed", "apache"};
     private static final String[] PATHS = {"a", "b", "s", "n", "c.d", "c", "e", "g", "f", "u", "m", "c.0.d", "zz", "_id", "a.0"};
@@ -52,9 +56,16 @@ class PlannerDifferentialTest {
     @Test
     void plannedQueriesAnswerLikeAFullScan() {
         StoreTesting.assumeQueryImplemented();
+        try (SqliteStore store = StoreTesting.open(dir)) {
+            check(store, store::plans, store::indexedPlans, () -> store.lastPlan().description());
+        }
+    }
+
+    /** The differential check on an empty store, with its counters of plans and indexed plans. */
+    public void check(Store store, LongSupplier plansMade, LongSupplier indexedPlansMade, Supplier<String> lastPlan) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         random = new Random(seed);
-        try (SqliteStore store = StoreTesting.open(dir)) {
+        {
             store.putDatabase("diff", obj("{}"), Optional.empty());
             store.putCollection(NS, obj("{}"), Optional.empty());
             List<IndexSpec> indexes = List.of(
@@ -105,8 +116,8 @@ class PlannerDifferentialTest {
             int queries = 2000;
             int compared = 0;
             int refused = 0;
-            long plansBefore = store.plans();
-            long indexedBefore = store.indexedPlans();
+            long plansBefore = plansMade.getAsLong();
+            long indexedBefore = indexedPlansMade.getAsLong();
             for (int q = 0; q < queries; q++) {
                 String filterText = filter(0);
                 Filter filter = Filter.parse(JSON.parse(filterText, "filter"), LIMITS);
@@ -130,7 +141,7 @@ class PlannerDifferentialTest {
                     refused++;
                     continue;
                 }
-                String plan = store.lastPlan().description();
+                String plan = lastPlan.get();
                 assertThat(actual).as(context + "\nplan: " + plan + "\nexpected: " + expected + "\nactual:   " + actual)
                         .isEqualTo(expected);
                 if (q % 10 == 0) {
@@ -139,8 +150,8 @@ class PlannerDifferentialTest {
                 }
                 compared++;
             }
-            long plans = store.plans() - plansBefore;
-            long indexed = store.indexedPlans() - indexedBefore;
+            long plans = plansMade.getAsLong() - plansBefore;
+            long indexed = indexedPlansMade.getAsLong() - indexedBefore;
             System.out.printf("differential: seed %d, %d queries compared, %d refused, %d of %d plans used an index%n",
                     seed, compared, refused, indexed, plans);
             assertThat(compared).isGreaterThan(queries / 2);

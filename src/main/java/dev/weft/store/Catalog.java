@@ -1,13 +1,16 @@
-package dev.weft.store.sqlite;
+package dev.weft.store;
 
 import dev.weft.core.Json;
 import dev.weft.query.IndexField;
-import dev.weft.store.IndexSpec;
-import dev.weft.store.Namespace;
+import dev.weft.store.plan.PlanIndex;
+import dev.weft.store.plan.QueryPlanner;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import dev.weft.core.WeftException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -17,23 +20,25 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 
 /**
- * An immutable snapshot of the catalog tables: databases, collections (each with a numeric id
- * naming its document table {@code d<id>}) and indexes (table {@code i<id>}). The store publishes
- * a new snapshot after every catalog change commits; readers plan against the snapshot they took.
- * Ids come from AUTOINCREMENT columns, so a dropped table's name is never reused.
+ * An immutable snapshot of the catalog tables of a SQL store: databases, collections (each with
+ * a numeric id naming its document table {@code d<id>}) and indexes (table {@code i<id>}). The
+ * store publishes a new snapshot after every catalog change commits; readers plan against the
+ * snapshot they took. Ids are never reused (AUTOINCREMENT, a sequence), so neither is a dropped
+ * table's name. The tables {@code weft_dbs}, {@code weft_colls} and {@code weft_indexes} have the
+ * same columns in every engine; each store creates them in its own dialect.
  */
-record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
+public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
 
-    static final String ID_INDEX = "_id_";
+    public static final String ID_INDEX = QueryPlanner.ID_INDEX;
 
-    record Db(String name, byte[] props, String etag) {}
+    public record Db(String name, byte[] props, String etag) {}
 
-    record Coll(Namespace ns, long id, byte[] props, String etag, List<Index> indexes) {
-        String table() {
+    public record Coll(Namespace ns, long id, byte[] props, String etag, List<Index> indexes) {
+        public String table() {
             return "d" + id;
         }
 
-        Optional<Index> index(String name) {
+        public Optional<Index> index(String name) {
             return indexes.stream().filter(i -> i.spec().name().equals(name)).findFirst();
         }
     }
@@ -43,60 +48,57 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
      * before the transaction that stores the first array commits, so no reader can see such a
      * document while still trusting the index's order.
      */
-    static final class Index {
+    public static final class Index implements PlanIndex {
         private final long id;
         private final IndexSpec spec;
         private volatile boolean multikey;
 
-        Index(long id, IndexSpec spec, boolean multikey) {
+        public Index(long id, IndexSpec spec, boolean multikey) {
             this.id = id;
             this.spec = spec;
             this.multikey = multikey;
         }
 
-        long id() {
+        public long id() {
             return id;
         }
 
-        IndexSpec spec() {
+        @Override
+        public IndexSpec spec() {
             return spec;
         }
 
-        List<IndexField> fields() {
+        @Override
+        public List<IndexField> fields() {
             return spec.fields();
         }
 
-        boolean multikey() {
+        @Override
+        public boolean multikey() {
             return multikey;
         }
 
-        void markMultikey() {
+        public void markMultikey() {
             multikey = true;
         }
 
-        String table() {
+        public String table() {
             return "i" + id;
         }
     }
 
-    static final List<String> SCHEMA = List.of(
-            "CREATE TABLE IF NOT EXISTS weft_dbs(name TEXT PRIMARY KEY, props BLOB NOT NULL, etag TEXT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS weft_colls(id INTEGER PRIMARY KEY AUTOINCREMENT, db TEXT NOT NULL,"
-                    + " name TEXT NOT NULL, props BLOB NOT NULL, etag TEXT NOT NULL, UNIQUE(db, name))",
-            "CREATE TABLE IF NOT EXISTS weft_indexes(id INTEGER PRIMARY KEY AUTOINCREMENT, coll INTEGER NOT NULL,"
-                    + " name TEXT NOT NULL, fields BLOB NOT NULL, uniq INTEGER NOT NULL, multikey INTEGER NOT NULL,"
-                    + " UNIQUE(coll, name))");
-
-    static Catalog load(Sql sql, Json json) throws SQLException {
+    public static Catalog load(Connection sql, Json json) throws SQLException {
         Map<String, Db> dbs = new TreeMap<>();
-        try (ResultSet rs = sql.prepare("SELECT name, props, etag FROM weft_dbs").executeQuery()) {
+        try (PreparedStatement ps = sql.prepareStatement("SELECT name, props, etag FROM weft_dbs");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 dbs.put(rs.getString(1), new Db(rs.getString(1), rs.getBytes(2), rs.getString(3)));
             }
         }
         Map<Long, List<Index>> indexes = new TreeMap<>();
-        try (ResultSet rs = sql.prepare("SELECT id, coll, name, fields, uniq, multikey FROM weft_indexes ORDER BY id")
-                .executeQuery()) {
+        try (PreparedStatement ps = sql.prepareStatement(
+                "SELECT id, coll, name, fields, uniq, multikey FROM weft_indexes ORDER BY id");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 IndexSpec spec = new IndexSpec(rs.getString(3), decodeFields(json, rs.getBytes(4)), rs.getInt(5) != 0);
                 indexes.computeIfAbsent(rs.getLong(2), k -> new ArrayList<>())
@@ -104,7 +106,8 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
             }
         }
         Map<Namespace, Coll> colls = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
-        try (ResultSet rs = sql.prepare("SELECT id, db, name, props, etag FROM weft_colls").executeQuery()) {
+        try (PreparedStatement ps = sql.prepareStatement("SELECT id, db, name, props, etag FROM weft_colls");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 long id = rs.getLong(1);
                 Namespace ns = new Namespace(rs.getString(2), rs.getString(3));
@@ -116,7 +119,7 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
     }
 
     /** This snapshot without one collection, published before its tables are dropped. */
-    Catalog without(Namespace ns) {
+    public Catalog without(Namespace ns) {
         Map<Namespace, Coll> copy = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
         copy.putAll(colls);
         copy.remove(ns);
@@ -124,7 +127,7 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
     }
 
     /** This snapshot without one index of a collection, published before its table is dropped. */
-    Catalog withoutIndex(Namespace ns, String name) {
+    public Catalog withoutIndex(Namespace ns, String name) {
         Coll coll = colls.get(ns);
         Map<Namespace, Coll> copy = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
         copy.putAll(colls);
@@ -133,7 +136,7 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         return new Catalog(dbs, Collections.unmodifiableMap(copy));
     }
 
-    static byte[] encodeFields(Json json, List<IndexField> fields) {
+    public static byte[] encodeFields(Json json, List<IndexField> fields) {
         ArrayNode array = Json.NODES.arrayNode();
         for (IndexField f : fields) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
@@ -149,14 +152,28 @@ record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         return List.copyOf(fields);
     }
 
-    static void insertIndexRow(Sql sql, Json json, long coll, IndexSpec spec, boolean multikey) throws SQLException {
-        PreparedStatement ps = sql.prepare(
-                "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey) VALUES (?, ?, ?, ?, ?)");
-        ps.setLong(1, coll);
-        ps.setString(2, spec.name());
-        ps.setBytes(3, encodeFields(json, spec.fields()));
-        ps.setInt(4, spec.unique() ? 1 : 0);
-        ps.setInt(5, multikey ? 1 : 0);
-        ps.executeUpdate();
+    /** 412 unless {@code ifMatch} is absent or equals {@code current}. */
+    public static void checkEtag(String current, Optional<String> ifMatch, String what) {
+        if (ifMatch.isPresent() && (current == null || !current.equals(ifMatch.get()))) {
+            throw WeftException.preconditionFailed("the _etag of " + what + " does not match If-Match");
+        }
+    }
+
+    /** 400 for an index definition no store accepts. */
+    public static void checkIndex(IndexSpec spec) {
+        if (spec.name() == null || spec.name().isEmpty() || spec.name().length() > 128) {
+            throw WeftException.badRequest("an index name must have 1 to 128 characters");
+        }
+        if (spec.name().equals(ID_INDEX)) {
+            throw WeftException.badRequest("the index _id_ is implicit and cannot be defined");
+        }
+        if (spec.fields() == null || spec.fields().isEmpty() || spec.fields().size() > 32) {
+            throw WeftException.badRequest("an index needs 1 to 32 fields");
+        }
+        for (IndexField f : spec.fields()) {
+            if (f.path().isEmpty() || f.path().startsWith("$") || Arrays.asList(f.path().split("\\.", -1)).contains("")) {
+                throw WeftException.badRequest("invalid index field path: '" + f.path() + "'");
+            }
+        }
     }
 }

@@ -1,0 +1,14 @@
+package dev.weft.security;
+
+import java.util.Optional;
+
+/** What the authenticate stage sees of a request, and the response headers it may add. */
+public interface AuthRequest {
+    Optional<String> header(String name);
+
+    /** The peer's IP address, as the listener saw it (no proxy headers are trusted). */
+    String remoteAddress();
+
+    /** Adds a header to the response, whatever its status ({@code Auth-Token}, {@code Retry-After}). */
+    void setResponseHeader(String name, String value);
+}

@@ -1,0 +1,126 @@
+package dev.weft.security.acl;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.QueryLimits;
+import dev.weft.query.Sort;
+import dev.weft.security.Authorizer;
+import dev.weft.security.Permission;
+import dev.weft.security.Principal;
+import dev.weft.store.FindQuery;
+import dev.weft.store.Namespace;
+import dev.weft.store.Store;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The authorize stage over the access rules stored in {@code /weft/acl} (names: settings
+ * {@code acl-db}, {@code acl-collection}). Deny by default: a request is allowed only by the
+ * built-ins (role {@code admin} may do anything; anyone may {@code GET /ping}) or by the matching
+ * rule of lowest {@code priority} number among the rules of the principal's roles (ties: lowest
+ * {@code _id}); no match is 401 for an anonymous request, 403 otherwise.
+ *
+ * <p>Rules are compiled into memory and reloaded when the collection's {@link Store#version}
+ * changes, which is checked on every request (a map read), so a rule change applies to the next
+ * request on this node, without a restart, and on other nodes as soon as their store sees the
+ * commit. The version is read before the rules, so a write racing a reload only causes another
+ * reload.
+ */
+public final class AclAuthorizer implements Authorizer {
+    private static final Logger LOG = LoggerFactory.getLogger(AclAuthorizer.class);
+
+    /** The built-in role that may do anything. */
+    public static final String ADMIN_ROLE = "admin";
+
+    private record Snapshot(long version, List<Rule> rules) {}
+
+    private final Store store;
+    private final Namespace ns;
+    private final QueryLimits limits;
+    private final Json json;
+    private volatile Snapshot snapshot = new Snapshot(Long.MIN_VALUE, List.of());
+
+    private AclAuthorizer(Store store, Namespace ns, QueryLimits limits, Json json) {
+        this.store = store;
+        this.ns = ns;
+        this.limits = limits;
+        this.json = json;
+    }
+
+    /** The authorizer over {@code settings}' acl collection, creating it (and its database) if missing. */
+    public static AclAuthorizer open(Store store, Settings settings) {
+        Namespace ns = new Namespace(settings.aclDb(), settings.aclCollection());
+        if (store.database(ns.db()).isEmpty()) {
+            store.putDatabase(ns.db(), Json.NODES.objectNode(), Optional.empty());
+        }
+        if (store.collection(ns).isEmpty()) {
+            store.putCollection(ns, Json.NODES.objectNode(), Optional.empty());
+        }
+        return new AclAuthorizer(store, ns, new QueryLimits(settings.maxRegexLength(), settings.maxNestingDepth()),
+                new Json(settings.maxNestingDepth()));
+    }
+
+    @Override
+    public Permission authorize(Principal principal, String method, List<String> segments) {
+        boolean anonymous = principal.name().isEmpty();
+        if (principal.roles().contains(ADMIN_ROLE) && !anonymous) {
+            return Permission.ALL;
+        }
+        if (method.equals("GET") && segments.size() == 1 && segments.getFirst().equals("ping")) {
+            return new Permission(anonymous, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
+                    Optional.empty(), false, "");
+        }
+        RequestPredicate.Subject subject = new RequestPredicate.Subject(method, segments, principal);
+        for (Rule rule : rules()) {
+            if (rule.appliesTo(principal) && rule.predicate().test(subject)) {
+                return rule.permission(principal, System.currentTimeMillis(), limits, json);
+            }
+            subject.vars().clear();
+        }
+        throw Permission.denied(anonymous, anonymous
+                ? "authentication required: no access rule allows anonymous " + method + " on this path"
+                : "no access rule allows " + principal.name() + " to " + method + " this path");
+    }
+
+    /** The compiled rules in the order they are tried, reloaded when the collection changed. */
+    List<Rule> rules() {
+        long version = store.version(ns);
+        Snapshot s = snapshot;
+        if (s.version() == version) {
+            return s.rules();
+        }
+        synchronized (this) {
+            s = snapshot;
+            if (s.version() != version) {
+                s = new Snapshot(version, load());
+                snapshot = s;
+            }
+        }
+        return s.rules();
+    }
+
+    private List<Rule> load() {
+        List<Rule> rules = new ArrayList<>();
+        try {
+            store.find(ns, new FindQuery(Filter.all(), Sort.ID_DESCENDING, 0, Long.MAX_VALUE, Optional.empty()), doc -> {
+                ObjectNode rule = json.parseObject(doc.json(), "access rule");
+                Rule compiled = Rule.compile(rule, limits, json);
+                compiled.broken().ifPresent(why -> LOG.error("access rule {} is invalid and denies every request it "
+                        + "could match for roles {}: {}", compiled.id(), compiled.roles(), why));
+                rules.add(compiled);
+            });
+        } catch (WeftException e) {
+            LOG.warn("access rules not loaded ({}): only admin and GET /ping are allowed", e.getMessage());
+        }
+        rules.sort(Comparator.comparingInt(Rule::priority).thenComparing(Rule::id));
+        LOG.info("access rules loaded: {}", rules.size());
+        return List.copyOf(rules);
+    }
+}

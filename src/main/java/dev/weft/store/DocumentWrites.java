@@ -1,0 +1,274 @@
+package dev.weft.store;
+
+import dev.weft.core.Json;
+import dev.weft.core.ObjectIds;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
+import dev.weft.query.Update;
+import dev.weft.query.UpdateDescription;
+import dev.weft.store.ChangeEvent.Operation;
+import dev.weft.store.WriteOp.WriteMode;
+import dev.weft.store.WriteResult.Outcome;
+import dev.weft.store.plan.PlanIndex;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The rules of document writes, independent of the engine: write modes, If-Match, new
+ * {@code _id}s and {@code _etag}s, update operators, change events. A store supplies the row
+ * operations on its tables (inside its open transaction, {@code T}) for a collection {@code C}.
+ * Client errors are thrown as {@link WeftException} (the store turns them into results and rolls
+ * the op back).
+ */
+public abstract class DocumentWrites<T, C> {
+    protected final Json json;
+
+    protected DocumentWrites(Json json) {
+        this.json = json;
+    }
+
+    protected abstract Namespace ns(C coll);
+
+    /** The stored document with this encoded _id, or null; a store with concurrent writers locks it. */
+    protected abstract ObjectNode load(T tx, C coll, byte[] id) throws SQLException;
+
+    /** Inserts a new document and its index keys; a duplicate _id or unique key throws 409. */
+    protected abstract void insert(T tx, C coll, ObjectNode doc, byte[] body) throws SQLException;
+
+    /** Inserts several new documents (all or nothing: the caller rolls back on failure). */
+    protected void insertAll(T tx, C coll, List<ObjectNode> docs, List<byte[]> bodies) throws SQLException {
+        for (int i = 0; i < docs.size(); i++) {
+            insert(tx, coll, docs.get(i), bodies.get(i));
+        }
+    }
+
+    /** Replaces {@code old} by {@code doc}, keeping the index keys in step. */
+    protected abstract void rewrite(T tx, C coll, ObjectNode old, ObjectNode doc, byte[] body) throws SQLException;
+
+    protected abstract void remove(T tx, C coll, ObjectNode old) throws SQLException;
+
+    /**
+     * The ids of the documents matching a bulk op's filter, all collected before any is changed,
+     * so that an update moving a document along the index being read cannot meet it twice.
+     */
+    protected abstract List<byte[]> matchingIds(T tx, C coll, Filter filter) throws SQLException;
+
+    /** Applies one op inside the open transaction; {@code events} null when nobody listens. */
+    public WriteResult apply(T tx, C coll, WriteOp op, List<ChangeEvent> events) throws SQLException {
+        return switch (op) {
+            case WriteOp.InsertMany m -> insertMany(tx, coll, m.documents(), events);
+            case WriteOp.Replace r -> replace(tx, coll, r, events);
+            case WriteOp.UpdateOne u -> updateOne(tx, coll, u, events);
+            case WriteOp.DeleteOne d -> deleteOne(tx, coll, d, events);
+            case WriteOp.UpdateMany u -> updateMany(tx, coll, u.filter(), u.update(), events);
+            case WriteOp.DeleteMany d -> deleteMany(tx, coll, d.filter(), events);
+        };
+    }
+
+    private WriteResult insertMany(T tx, C coll, List<ObjectNode> documents, List<ChangeEvent> events)
+            throws SQLException {
+        String etag = null;
+        List<ObjectNode> docs = new ArrayList<>(documents.size());
+        List<byte[]> bodies = new ArrayList<>(documents.size());
+        for (ObjectNode given : documents) {
+            ObjectNode doc = withId(given);
+            etag = stamp(doc);
+            docs.add(doc);
+            bodies.add(json.bytes(doc));
+        }
+        insertAll(tx, coll, docs, bodies);
+        for (int i = 0; i < docs.size(); i++) {
+            event(events, coll, Operation.INSERT, docs.get(i), bodies.get(i), null, null);
+        }
+        return WriteResult.done(Outcome.CREATED, documents.size(), documents.size() == 1 ? etag : null);
+    }
+
+    private WriteResult replace(T tx, C coll, WriteOp.Replace op, List<ChangeEvent> events)
+            throws SQLException {
+        ObjectNode doc = withId(op.document());
+        ObjectNode old = load(tx, coll, key(doc.get("_id")));
+        WriteResult refused = refuse(old, op.mode(), op.ifMatch(), doc.get("_id"));
+        if (refused != null) {
+            return refused;
+        }
+        return save(tx, coll, old, doc, Operation.REPLACE, null, events);
+    }
+
+    private WriteResult updateOne(T tx, C coll, WriteOp.UpdateOne op, List<ChangeEvent> events)
+            throws SQLException {
+        ObjectNode old = load(tx, coll, key(op.id()));
+        WriteResult refused = refuse(old, op.mode(), op.ifMatch(), op.id());
+        if (refused != null) {
+            return refused;
+        }
+        ObjectNode doc;
+        if (old == null) {
+            doc = Json.NODES.objectNode();
+            doc.set("_id", op.id());
+        } else {
+            doc = old.deepCopy();
+        }
+        UpdateDescription description = op.update().apply(doc, old == null);
+        keepId(doc, op.id());
+        return save(tx, coll, old, doc, Operation.UPDATE, description, events);
+    }
+
+    /** Stamps a new _etag and stores the document: inserted when {@code old} is null, else rewritten. */
+    private WriteResult save(T tx, C coll, ObjectNode old, ObjectNode doc, Operation change,
+                             UpdateDescription description, List<ChangeEvent> events) throws SQLException {
+        String etag = stamp(doc);
+        byte[] body = json.bytes(doc);
+        if (old == null) {
+            insert(tx, coll, doc, body);
+            event(events, coll, Operation.INSERT, doc, body, null, null);
+            return WriteResult.done(Outcome.CREATED, 1, etag);
+        }
+        rewrite(tx, coll, old, doc, body);
+        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null, old);
+        return WriteResult.done(Outcome.UPDATED, 1, etag);
+    }
+
+    private WriteResult deleteOne(T tx, C coll, WriteOp.DeleteOne op, List<ChangeEvent> events)
+            throws SQLException {
+        ObjectNode old = load(tx, coll, key(op.id()));
+        if (old == null) {
+            return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + json.text(op.id()));
+        }
+        WriteResult refused = refuse(old, WriteMode.UPDATE, op.ifMatch(), op.id());
+        if (refused != null) {
+            return refused;
+        }
+        remove(tx, coll, old);
+        event(events, coll, Operation.DELETE, old, null, null, old);
+        return WriteResult.done(Outcome.DELETED, 1, null);
+    }
+
+    private WriteResult updateMany(T tx, C coll, Filter filter, Update update, List<ChangeEvent> events)
+            throws SQLException {
+        long n = 0;
+        for (byte[] id : matchingIds(tx, coll, filter)) {
+            ObjectNode old = load(tx, coll, id);
+            if (old == null || !filter.matches(old)) {
+                continue; // changed by a concurrent writer (stores with several writers) since it matched
+            }
+            ObjectNode doc = old.deepCopy();
+            UpdateDescription description = update.apply(doc, false);
+            keepId(doc, old.get("_id"));
+            stamp(doc);
+            byte[] body = json.bytes(doc);
+            rewrite(tx, coll, old, doc, body);
+            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc), old);
+            n++;
+        }
+        return WriteResult.done(Outcome.BULK_DONE, n, null);
+    }
+
+    private WriteResult deleteMany(T tx, C coll, Filter filter, List<ChangeEvent> events)
+            throws SQLException {
+        long n = 0;
+        for (byte[] id : matchingIds(tx, coll, filter)) {
+            ObjectNode old = load(tx, coll, id);
+            if (old == null || !filter.matches(old)) {
+                continue;
+            }
+            remove(tx, coll, old);
+            event(events, coll, Operation.DELETE, old, null, null, old);
+            n++;
+        }
+        return WriteResult.done(Outcome.BULK_DONE, n, null);
+    }
+
+    // --- rules --------------------------------------------------------------------------
+
+    /** The refusal of a single-document write by write mode and If-Match, or null to go on. */
+    private WriteResult refuse(ObjectNode old, WriteMode mode, Optional<String> ifMatch, JsonNode id) {
+        if (old == null) {
+            if (mode == WriteMode.UPDATE) {
+                return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + json.text(id));
+            }
+            if (ifMatch.isPresent()) {
+                return WriteResult.failed(Outcome.PRECONDITION_FAILED,
+                        "If-Match given but no document with _id " + json.text(id) + " exists");
+            }
+            return null;
+        }
+        if (mode == WriteMode.INSERT) {
+            return WriteResult.failed(Outcome.CONFLICT, "duplicate _id: a document with _id " + json.text(id)
+                    + " already exists");
+        }
+        if (ifMatch.isPresent() && !ifMatch.get().equals(etagOf(old))) {
+            return WriteResult.failed(Outcome.PRECONDITION_FAILED, "the document's _etag does not match If-Match");
+        }
+        return null;
+    }
+
+    public static String etagOf(JsonNode doc) {
+        JsonNode etag = doc.get("_etag");
+        if (etag == null) {
+            return null;
+        }
+        return etag.isObject() && etag.has("$oid") ? etag.get("$oid").asString() : etag.asString();
+    }
+
+    private static void keepId(ObjectNode doc, JsonNode id) {
+        JsonNode now = doc.get("_id");
+        if (now == null || !now.equals(id)) {
+            throw WeftException.badRequest("an update cannot change _id");
+        }
+    }
+
+    /** The document, with a new ObjectId first if it has no _id (the HTTP layer normally sets one). */
+    private static ObjectNode withId(ObjectNode doc) {
+        if (doc.has("_id")) {
+            return doc;
+        }
+        ObjectNode copy = Json.NODES.objectNode();
+        copy.putObject("_id").put("$oid", ObjectIds.next());
+        copy.setAll(doc);
+        return copy;
+    }
+
+    private static String stamp(ObjectNode doc) {
+        String etag = ObjectIds.next();
+        doc.putObject("_etag").put("$oid", etag);
+        return etag;
+    }
+
+    private static UpdateDescription withEtag(UpdateDescription d, ObjectNode doc) {
+        if (d == null) {
+            return null;
+        }
+        ObjectNode fields = d.updatedFields() == null ? Json.NODES.objectNode() : d.updatedFields().deepCopy();
+        fields.set("_etag", doc.get("_etag"));
+        return new UpdateDescription(fields, d.removedFields());
+    }
+
+    /** Records the change; {@code previous} (the pre-image, null for an insert) lets streams tell a document left a filter. */
+    private void event(List<ChangeEvent> events, C coll, Operation op, ObjectNode doc, byte[] body,
+                       UpdateDescription description, ObjectNode previous) {
+        if (events != null) {
+            events.add(new ChangeEvent(ns(coll), op, doc.get("_id"), body, description,
+                    previous == null ? null : json.bytes(previous)));
+        }
+    }
+
+    // --- keys ---------------------------------------------------------------------------
+
+    public static byte[] key(JsonNode id) {
+        return KeyEncoding.encode(id);
+    }
+
+    /** A document's distinct keys in an index. */
+    public static TreeSet<byte[]> keys(PlanIndex index, JsonNode doc) {
+        TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
+        keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
+        return keys;
+    }
+}

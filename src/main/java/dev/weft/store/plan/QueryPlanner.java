@@ -1,0 +1,242 @@
+package dev.weft.store.plan;
+
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.IndexField;
+import dev.weft.query.KeyRange;
+import dev.weft.query.Sort;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Chooses how a query reads a collection: which source (the primary key or one index), which key
+ * ranges of it, and whether the source's order is the answer's order.
+ *
+ * <ol>
+ *   <li>A {@code hint} names the source (unknown name: 400).
+ *   <li>Otherwise every source whose ranges the filter can narrow is a candidate. When the sort
+ *       is served by a source (its fields, all in the same or all in the opposite direction, and
+ *       not multikey) and that source is also a candidate, walk it in order.
+ *   <li>An unbounded read (a streaming export) must walk a source in sort order; with no source
+ *       serving the sort it is refused (400), which keeps export memory bounded.
+ *   <li>Otherwise take the best candidate: a point lookup on the primary key or a unique index,
+ *       else the one with the fewest keys in its ranges (counted up to a cap). If even the best
+ *       has at least the cap and a source serves the sort, walking that source in order and
+ *       stopping after skip+limit matches is cheaper; else the candidates are read and the top
+ *       skip+limit kept in a bounded heap.
+ * </ol>
+ * Every plan is a superset read: the caller evaluates the filter on each document.
+ *
+ * <p>Engine-independent: a store supplies its indexes and a {@link Probe} that counts keys in
+ * ranges; keys are {@link dev.weft.query.KeyEncoding} bytes, compared as unsigned bytes.
+ */
+public final class QueryPlanner {
+    private QueryPlanner() {}
+
+    public static final String ID_INDEX = "_id_";
+    public static final List<IndexField> ID_FIELDS = List.of(new IndexField("_id", 1));
+    private static final int MIN_PROBE_CAP = 1000;
+    private static final int MAX_PROBE_CAP = 100_000;
+
+    /**
+     * @param index      the index read, or null for the primary key
+     * @param ranges     merged key ranges in ascending key order, or null for the whole source
+     * @param ordered    true when the source's order (reversed if {@code descending}) is the sort
+     * @param descending walk the source from its largest key
+     */
+    public record Plan<I extends PlanIndex>(I index, List<KeyRange> ranges, boolean ordered, boolean descending,
+                                            String description) {
+        /** True when the plan reads less than the whole collection or walks an index for order. */
+        public boolean usesIndex() {
+            return ranges != null || index != null;
+        }
+    }
+
+    /** Counts the keys of {@code index} (null: the primary key) in {@code ranges}, up to {@code cap}. */
+    @FunctionalInterface
+    public interface Probe<I extends PlanIndex> {
+        long count(I index, List<KeyRange> ranges, long cap) throws SQLException;
+    }
+
+    private record Candidate<I extends PlanIndex>(I index, List<KeyRange> ranges) {
+        String name() {
+            return index == null ? ID_INDEX : index.spec().name();
+        }
+
+        int width() {
+            return index == null ? 1 : index.fields().size();
+        }
+    }
+
+    /**
+     * @param sort null when any order will do (count, bulk writes)
+     */
+    public static <I extends PlanIndex> Plan<I> plan(String coll, List<I> indexes, Filter filter, Sort sort, long skip,
+                                                     long limit, Optional<String> hint, Probe<I> probe)
+            throws SQLException {
+        boolean unbounded = limit == Long.MAX_VALUE;
+        if (hint.isPresent()) {
+            return hinted(coll, indexes, filter, sort, unbounded, hint.get());
+        }
+        List<Candidate<I>> candidates = new ArrayList<>();
+        Optional<List<KeyRange>> idRanges = filter.keyRanges(ID_FIELDS, false);
+        idRanges.ifPresent(r -> candidates.add(new Candidate<>(null, merge(r))));
+        for (I index : indexes) {
+            filter.keyRanges(index.fields(), index.multikey())
+                    .ifPresent(r -> candidates.add(new Candidate<>(index, merge(r))));
+        }
+        Walk<I> walk = sort == null ? null : sortSource(indexes, sort);
+        if (walk != null) {
+            for (Candidate<I> c : candidates) {
+                if (c.index() == walk.index()) {
+                    return ordered(c.index(), c.ranges(), walk.descending(), "");
+                }
+            }
+        }
+        if (sort != null && unbounded) {
+            if (walk == null) {
+                throw WeftException.badRequest("a streaming read without a page limit needs a sort on _id or on"
+                        + " the fields of an index (and that index must not be multikey): sort " + describe(sort)
+                        + " is served by no index");
+            }
+            return ordered(walk.index(), null, walk.descending(), "");
+        }
+        long cap = Math.min(MAX_PROBE_CAP, Math.max(MIN_PROBE_CAP, 4 * Math.min(skip + limit, MAX_PROBE_CAP)));
+        Candidate<I> best = null;
+        long bestCount = -1;
+        for (Candidate<I> c : candidates) {
+            if (isPointLookup(c)) {
+                best = c;
+                bestCount = c.ranges().size();
+                break;
+            }
+        }
+        if (best == null && candidates.size() == 1 && walk == null) {
+            best = candidates.getFirst();
+        } else if (best == null) {
+            for (Candidate<I> c : candidates) {
+                long count = probe.count(c.index(), c.ranges(), cap);
+                if (best == null || count < bestCount || (count == bestCount && c.width() > best.width())) {
+                    best = c;
+                    bestCount = count;
+                }
+            }
+        }
+        if (walk != null && (best == null || bestCount >= cap)) {
+            String why = best == null ? "" : " (" + best.name() + " matches " + cap + "+ keys)";
+            return ordered(walk.index(), null, walk.descending(), why);
+        }
+        if (best == null) {
+            return new Plan<>(null, null, false, false, "COLLSCAN, sorted in memory");
+        }
+        return new Plan<>(best.index(), best.ranges(), false, false,
+                "IXSCAN " + best.name() + " " + best.ranges().size() + " range(s), sorted in memory");
+    }
+
+    private static <I extends PlanIndex> Plan<I> hinted(String coll, List<I> indexes, Filter filter, Sort sort,
+                                                        boolean unbounded, String hint) {
+        I index = null;
+        if (!hint.equals(ID_INDEX)) {
+            index = indexes.stream().filter(i -> i.spec().name().equals(hint)).findFirst()
+                    .orElseThrow(() -> WeftException.badRequest("hint: the collection " + coll + " has no index named " + hint));
+        }
+        List<IndexField> fields = index == null ? ID_FIELDS : index.fields();
+        boolean multikey = index != null && index.multikey();
+        List<KeyRange> ranges = filter.keyRanges(fields, multikey).map(QueryPlanner::merge).orElse(null);
+        Boolean descending = sort == null || multikey ? null : direction(sort.fields(), fields);
+        if (descending != null) {
+            return ordered(index, ranges, descending, " (hint)");
+        }
+        if (sort != null && unbounded) {
+            throw WeftException.badRequest("a streaming read without a page limit needs a sort the hinted index "
+                    + hint + " serves; sort " + describe(sort) + " is not");
+        }
+        if (ranges == null) {
+            // a whole multikey index may lack documents (an empty array has no key): read every document
+            return new Plan<>(null, null, false, false, "COLLSCAN (hint " + hint + " gives no ranges), sorted in memory");
+        }
+        return new Plan<>(index, ranges, false, false,
+                "IXSCAN " + hint + " " + ranges.size() + " range(s) (hint), sorted in memory");
+    }
+
+    private static <I extends PlanIndex> Plan<I> ordered(I index, List<KeyRange> ranges, boolean descending, String why) {
+        String name = index == null ? ID_INDEX : index.spec().name();
+        String what = ranges == null ? "whole" : ranges.size() + " range(s)";
+        return new Plan<>(index, ranges, true, descending,
+                "IXSCAN " + name + " " + what + " in " + (descending ? "reverse " : "") + "sort order" + why);
+    }
+
+    private record Walk<I>(I index, boolean descending) {}
+
+    /** The source whose order is the sort's, or null. */
+    private static <I extends PlanIndex> Walk<I> sortSource(List<I> indexes, Sort sort) {
+        Boolean byId = direction(sort.fields(), ID_FIELDS);
+        if (byId != null) {
+            return new Walk<>(null, byId);
+        }
+        for (I index : indexes) {
+            Boolean d = index.multikey() ? null : direction(sort.fields(), index.fields());
+            if (d != null) {
+                return new Walk<>(index, d);
+            }
+        }
+        return null;
+    }
+
+    /** False when the sort is the index's order, true when it is the reverse, null otherwise. */
+    public static Boolean direction(List<IndexField> sort, List<IndexField> index) {
+        if (sort.size() != index.size()) {
+            return null;
+        }
+        boolean same = true;
+        boolean opposite = true;
+        for (int i = 0; i < sort.size(); i++) {
+            if (!sort.get(i).path().equals(index.get(i).path())) {
+                return null;
+            }
+            same &= sort.get(i).direction() == index.get(i).direction();
+            opposite &= sort.get(i).direction() != index.get(i).direction();
+        }
+        return same ? Boolean.FALSE : opposite ? Boolean.TRUE : null;
+    }
+
+    private static boolean isPointLookup(Candidate<?> c) {
+        boolean unique = c.index() == null || (c.index().spec().unique() && !c.index().multikey());
+        return unique && c.ranges().stream().allMatch(r -> Arrays.equals(r.low(), r.high()));
+    }
+
+    /** Ranges sorted by their low key, overlapping ones merged, empty ones dropped. */
+    public static List<KeyRange> merge(List<KeyRange> ranges) {
+        List<KeyRange> sorted = new ArrayList<>();
+        for (KeyRange r : ranges) {
+            if (Arrays.compareUnsigned(r.low(), r.high()) <= 0) {
+                sorted.add(r);
+            }
+        }
+        sorted.sort(Comparator.comparing(KeyRange::low, Arrays::compareUnsigned));
+        List<KeyRange> merged = new ArrayList<>();
+        for (KeyRange r : sorted) {
+            KeyRange last = merged.isEmpty() ? null : merged.getLast();
+            if (last != null && Arrays.compareUnsigned(r.low(), last.high()) <= 0) {
+                if (Arrays.compareUnsigned(r.high(), last.high()) > 0) {
+                    merged.set(merged.size() - 1, new KeyRange(last.low(), r.high()));
+                }
+            } else {
+                merged.add(r);
+            }
+        }
+        return List.copyOf(merged);
+    }
+
+    public static String describe(Sort sort) {
+        StringBuilder b = new StringBuilder("{");
+        for (IndexField f : sort.fields()) {
+            b.append(b.length() > 1 ? ", " : "").append(f.path()).append(": ").append(f.direction());
+        }
+        return b.append('}').toString();
+    }
+}

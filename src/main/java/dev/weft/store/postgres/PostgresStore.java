@@ -1,0 +1,991 @@
+package dev.weft.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.weft.core.Json;
+import dev.weft.core.ObjectIds;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
+import dev.weft.query.KeyRange;
+import dev.weft.query.Sort;
+import dev.weft.store.Catalog;
+import dev.weft.store.DocumentWrites;
+import dev.weft.store.FindQuery;
+import dev.weft.store.IndexSpec;
+import dev.weft.store.Metadata;
+import dev.weft.store.Namespace;
+import dev.weft.store.Store;
+import dev.weft.store.StoredDocument;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.QueryPlanner.Plan;
+import dev.weft.store.plan.TopK;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The production store: documents in PostgreSQL, several Weft nodes over one database.
+ *
+ * <p>Tables as in the SQLite store (see docs/decisions/0002-postgresql-store.md): the
+ * {@link Catalog} tables, per collection {@code d<id>(id bytea PRIMARY KEY, body bytea, doc jsonb)}
+ * where {@code id} is the order-preserving {@link dev.weft.query.KeyEncoding} of {@code _id},
+ * {@code body} the exact bytes served and {@code doc} the same document as JSONB; per index
+ * {@code i<id>(key bytea, id bytea, PRIMARY KEY(key, id))}, with a unique index on {@code key}
+ * for a unique index. bytea compares like memcmp, so the {@link QueryPlanner}'s key ranges and
+ * orders are PostgreSQL's, and the planner is the SQLite store's.
+ *
+ * <p>Writes run concurrently, each call in one transaction on a pooled connection, and lock
+ * what they read. A write first takes a share lock on its collection's catalog row and checks
+ * that row's {@code gen} against the catalog it planned with; index changes bump {@code gen}
+ * under an exclusive row lock, so no write maintains a stale set of indexes, on any node.
+ * Catalog changes are serialised across nodes by an advisory lock. Every commit notifies
+ * ({@code pg_notify}) the other nodes, which invalidate their result caches ({@link #version})
+ * and reload their catalog within a fraction of a second.
+ */
+public final class PostgresStore implements Store {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
+    private static final int FETCH_ROWS = 500;
+    private static final int BUILD_BATCH = 1000;
+    private static final int ATTEMPTS = 8;
+    private static final Filter ALL = Filter.all();
+
+    private final Json json;
+    private final PgUrl url;
+    private final HikariDataSource pool;
+    private final PgWrites docs;
+    private final String channel;
+    private final long lockKey;
+    private volatile Catalog catalog;
+    private volatile Map<Long, Long> gens = Map.of();
+    private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
+    private final AtomicLong versionSeq = new AtomicLong();
+    private final AtomicLong plans = new AtomicLong();
+    private final AtomicLong indexedPlans = new AtomicLong();
+    private volatile Plan<Catalog.Index> lastPlan;
+    private final Thread listener;
+    private volatile boolean closed;
+
+    public PostgresStore(Settings settings, Json json) {
+        this.json = json;
+        this.url = PgUrl.parse(settings.store());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url.jdbc());
+        config.setUsername(url.user());
+        if (url.password() != null) {
+            config.setPassword(url.password());
+        }
+        config.setMaximumPoolSize(settings.pgPoolSize());
+        config.setMinimumIdle(Math.min(2, settings.pgPoolSize()));
+        config.setConnectionTimeout(10_000);
+        config.setPoolName("weft-pg");
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+        this.pool = new HikariDataSource(config);
+        this.docs = new PgWrites(json, this);
+        try (Connection c = pool.getConnection()) {
+            String schema;
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+                rs.next();
+                schema = rs.getString(1);
+            }
+            channel = "weft_" + schema.replaceAll("[^A-Za-z0-9_]", "_");
+            lockKey = 0x5745_4654_0000_0000L ^ schema.hashCode();
+            createSchema(c);
+        } catch (SQLException e) {
+            pool.close();
+            throw new IllegalStateException("cannot open the PostgreSQL store at " + url.jdbc() + ": " + e.getMessage(), e);
+        }
+        reload();
+        listener = Thread.ofPlatform().name("weft-pg-listener").daemon(true).start(this::listen);
+    }
+
+    private void createSchema(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_xact_lock(" + lockKey + ")");
+            s.execute("CREATE TABLE IF NOT EXISTS weft_dbs(name text PRIMARY KEY, props bytea NOT NULL, etag text NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS weft_colls(id bigserial PRIMARY KEY, db text NOT NULL, name text NOT NULL,"
+                    + " props bytea NOT NULL, etag text NOT NULL, gen bigint NOT NULL DEFAULT 0, UNIQUE(db, name))");
+            s.execute("CREATE TABLE IF NOT EXISTS weft_indexes(id bigserial PRIMARY KEY, coll bigint NOT NULL,"
+                    + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
+                    + " UNIQUE(coll, name))");
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    // --- catalog cache and notifications -----------------------------------------------------
+
+    /** Loads the catalog in one snapshot, publishes it, and invalidates every cached result. */
+    private synchronized void reload() {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            }
+            Catalog fresh = Catalog.load(c, json);
+            Map<Long, Long> g = new HashMap<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, gen FROM weft_colls")) {
+                while (rs.next()) {
+                    g.put(rs.getLong(1), rs.getLong(2));
+                }
+            }
+            c.commit();
+            Catalog before = catalog;
+            catalog = fresh;
+            gens = Map.copyOf(g);
+            if (before != null) {
+                before.colls().keySet().forEach(this::bump);
+            }
+            fresh.colls().keySet().forEach(this::bump);
+        } catch (SQLException e) {
+            throw unavailable("cannot load the catalog", e);
+        }
+    }
+
+    private void bump(Namespace ns) {
+        versions.put(ns, versionSeq.incrementAndGet());
+    }
+
+    /**
+     * Listens on its own connection for the commits of every node: {@code w<coll id>} a document
+     * write (invalidates that collection's cached results), {@code c} a catalog change (reloads the
+     * catalog). After a lost connection it reconnects and reloads everything, since notifications
+     * may have been missed meanwhile.
+     */
+    private void listen() {
+        while (!closed) {
+            Properties props = new Properties();
+            props.setProperty("user", url.user());
+            if (url.password() != null) {
+                props.setProperty("password", url.password());
+            }
+            try (Connection c = DriverManager.getConnection(url.jdbc(), props)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN " + channel);
+                }
+                reload();
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (!closed) {
+                    PGNotification[] notes = pg.getNotifications(250);
+                    if (notes == null) {
+                        continue;
+                    }
+                    boolean catalogChanged = false;
+                    for (PGNotification n : notes) {
+                        String p = n.getParameter();
+                        if (p.startsWith("w")) {
+                            long id = Long.parseLong(p.substring(1));
+                            for (Catalog.Coll coll : catalog.colls().values()) {
+                                if (coll.id() == id) {
+                                    bump(coll.ns());
+                                }
+                            }
+                        } else {
+                            catalogChanged = true;
+                        }
+                    }
+                    if (catalogChanged) {
+                        reload();
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                LOG.warn("PostgreSQL notifications lost ({}); reconnecting", e.getMessage());
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void notify(Connection c, String channel, String payload) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, channel);
+            ps.setString(2, payload);
+            ps.executeQuery().close();
+        }
+    }
+
+    // --- catalog -------------------------------------------------------------------------
+
+    @Override
+    public List<String> databases() {
+        return List.copyOf(catalog.dbs().keySet());
+    }
+
+    @Override
+    public Optional<Metadata> database(String db) {
+        Catalog.Db d = catalog.dbs().get(db);
+        return d == null ? Optional.empty() : Optional.of(new Metadata(props(d.props()), d.etag()));
+    }
+
+    @Override
+    public boolean putDatabase(String db, ObjectNode properties, Optional<String> ifMatch) {
+        Namespace.checkName(db, "database");
+        byte[] props = json.bytes(properties);
+        return ddl((c, cat) -> {
+            Catalog.Db old = cat.dbs().get(db);
+            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)"
+                    + " ON CONFLICT (name) DO UPDATE SET props = EXCLUDED.props, etag = EXCLUDED.etag")) {
+                ps.setString(1, db);
+                ps.setBytes(2, props);
+                ps.setString(3, ObjectIds.next());
+                ps.executeUpdate();
+            }
+            return old == null;
+        });
+    }
+
+    @Override
+    public void dropDatabase(String db, Optional<String> ifMatch) {
+        ddl((c, cat) -> {
+            Catalog.Db old = cat.dbs().get(db);
+            if (old == null) {
+                throw WeftException.notFound("database " + db + " does not exist");
+            }
+            Catalog.checkEtag(old.etag(), ifMatch, "database " + db);
+            for (Catalog.Coll coll : cat.colls().values()) {
+                if (coll.ns().db().equals(db)) {
+                    dropTables(c, coll);
+                }
+            }
+            update(c, "DELETE FROM weft_dbs WHERE name = ?", db);
+            return null;
+        });
+    }
+
+    @Override
+    public List<String> collections(String db) {
+        Catalog cat = fresh(() -> catalog.dbs().containsKey(db));
+        if (!cat.dbs().containsKey(db)) {
+            throw WeftException.notFound("database " + db + " does not exist");
+        }
+        return cat.colls().keySet().stream().filter(ns -> ns.db().equals(db)).map(Namespace::coll).sorted().toList();
+    }
+
+    @Override
+    public Optional<Metadata> collection(Namespace ns) {
+        Catalog.Coll c = fresh(() -> catalog.colls().containsKey(ns)).colls().get(ns);
+        return c == null ? Optional.empty() : Optional.of(new Metadata(props(c.props()), c.etag()));
+    }
+
+    @Override
+    public boolean putCollection(Namespace ns, ObjectNode properties, Optional<String> ifMatch) {
+        byte[] props = json.bytes(properties);
+        return ddl((c, cat) -> {
+            if (!cat.dbs().containsKey(ns.db())) {
+                throw WeftException.notFound("database " + ns.db() + " does not exist");
+            }
+            Catalog.Coll old = cat.colls().get(ns);
+            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
+            if (old != null) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?")) {
+                    ps.setBytes(1, props);
+                    ps.setString(2, ObjectIds.next());
+                    ps.setLong(3, old.id());
+                    ps.executeUpdate();
+                }
+                return false;
+            }
+            long id;
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?) RETURNING id")) {
+                ps.setString(1, ns.db());
+                ps.setString(2, ns.coll());
+                ps.setBytes(3, props);
+                ps.setString(4, ObjectIds.next());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    id = rs.getLong(1);
+                }
+            }
+            exec(c, "CREATE TABLE d" + id + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)");
+            return true;
+        });
+    }
+
+    @Override
+    public void dropCollection(Namespace ns, Optional<String> ifMatch) {
+        ddl((c, cat) -> {
+            Catalog.Coll coll = requireColl(cat, ns);
+            Catalog.checkEtag(coll.etag(), ifMatch, "collection " + ns);
+            dropTables(c, coll);
+            return null;
+        });
+    }
+
+    private static void dropTables(Connection c, Catalog.Coll coll) throws SQLException {
+        // the row lock first: writers holding a share lock on it finish, later ones find it gone
+        update(c, "DELETE FROM weft_colls WHERE id = ?", coll.id());
+        for (Catalog.Index index : coll.indexes()) {
+            exec(c, "DROP TABLE IF EXISTS " + index.table());
+        }
+        exec(c, "DROP TABLE IF EXISTS " + coll.table());
+        update(c, "DELETE FROM weft_indexes WHERE coll = ?", coll.id());
+    }
+
+    private ObjectNode props(byte[] bytes) {
+        return json.parseObject(bytes, "stored properties");
+    }
+
+    // --- indexes -------------------------------------------------------------------------
+
+    @Override
+    public List<IndexSpec> indexes(Namespace ns) {
+        List<IndexSpec> specs = new ArrayList<>();
+        specs.add(new IndexSpec(Catalog.ID_INDEX, QueryPlanner.ID_FIELDS, true));
+        requireColl(fresh(() -> catalog.colls().containsKey(ns)), ns).indexes().forEach(i -> specs.add(i.spec()));
+        return specs;
+    }
+
+    @Override
+    public void createIndex(Namespace ns, IndexSpec spec) {
+        Catalog.checkIndex(spec);
+        ddl((c, cat) -> {
+            Catalog.Coll coll = requireColl(cat, ns);
+            Optional<Catalog.Index> existing = coll.index(spec.name());
+            if (existing.isPresent()) {
+                if (existing.get().spec().equals(spec)) {
+                    return null;
+                }
+                throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
+            }
+            bumpGen(c, coll);
+            long id;
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
+                    + " VALUES (?, ?, ?, ?, 0) RETURNING id")) {
+                ps.setLong(1, coll.id());
+                ps.setString(2, spec.name());
+                ps.setBytes(3, Catalog.encodeFields(json, spec.fields()));
+                ps.setInt(4, spec.unique() ? 1 : 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    id = rs.getLong(1);
+                }
+            }
+            Catalog.Index index = new Catalog.Index(id, spec, false);
+            exec(c, "CREATE TABLE " + index.table() + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))");
+            build(c, coll, index);
+            return null;
+        });
+    }
+
+    /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
+    private void build(Connection c, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        boolean multikey = false;
+        List<byte[]> keys = new ArrayList<>();
+        List<byte[]> ids = new ArrayList<>();
+        String insert = "INSERT INTO " + index.table() + "(key, id) SELECT * FROM unnest(?::bytea[], ?::bytea[])"
+                + " ON CONFLICT DO NOTHING";
+        try (PreparedStatement scan = c.prepareStatement("SELECT id, body FROM " + coll.table());
+             PreparedStatement ins = c.prepareStatement(insert)) {
+            scan.setFetchSize(FETCH_ROWS);
+            try (ResultSet rs = scan.executeQuery()) {
+                while (rs.next()) {
+                    byte[] id = rs.getBytes(1);
+                    JsonNode doc = json.parse(rs.getBytes(2), "stored document");
+                    multikey |= KeyEncoding.isMultikey(doc, index.fields());
+                    for (byte[] key : DocumentWrites.keys(index, doc)) {
+                        keys.add(key);
+                        ids.add(id);
+                    }
+                    if (keys.size() >= BUILD_BATCH) {
+                        flushKeys(c, ins, keys, ids);
+                    }
+                }
+            }
+            flushKeys(c, ins, keys, ids);
+        }
+        if (index.spec().unique()) {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "SELECT 1 FROM " + index.table() + " GROUP BY key HAVING count(*) > 1 LIMIT 1")) {
+                if (rs.next()) {
+                    throw WeftException.conflict("cannot build unique index " + index.spec().name()
+                            + ": some documents share a key");
+                }
+            }
+            exec(c, "CREATE UNIQUE INDEX " + index.table() + "_u ON " + index.table() + "(key)");
+        }
+        if (multikey) {
+            update(c, "UPDATE weft_indexes SET multikey = 1 WHERE id = ?", index.id());
+        }
+    }
+
+    private static void flushKeys(Connection c, PreparedStatement ins, List<byte[]> keys, List<byte[]> ids)
+            throws SQLException {
+        if (!keys.isEmpty()) {
+            ins.setArray(1, PgWrites.array(c, keys));
+            ins.setArray(2, PgWrites.array(c, ids));
+            ins.executeUpdate();
+            keys.clear();
+            ids.clear();
+        }
+    }
+
+    @Override
+    public void dropIndex(Namespace ns, String name) {
+        if (name.equals(Catalog.ID_INDEX)) {
+            throw WeftException.badRequest("the index _id_ cannot be dropped");
+        }
+        ddl((c, cat) -> {
+            Catalog.Coll coll = requireColl(cat, ns);
+            Catalog.Index index = coll.index(name)
+                    .orElseThrow(() -> WeftException.notFound("collection " + ns + " has no index named " + name));
+            bumpGen(c, coll);
+            exec(c, "DROP TABLE IF EXISTS " + index.table());
+            update(c, "DELETE FROM weft_indexes WHERE id = ?", index.id());
+            return null;
+        });
+    }
+
+    /** Waits for the writes that planned with the old indexes, and makes later ones reload. */
+    private static void bumpGen(Connection c, Catalog.Coll coll) throws SQLException {
+        update(c, "UPDATE weft_colls SET gen = gen + 1 WHERE id = ?", coll.id());
+    }
+
+    private interface DdlFn<T> {
+        T run(Connection c, Catalog current) throws SQLException;
+    }
+
+    /**
+     * A catalog change: one transaction holding the cluster-wide catalog lock, planned against the
+     * catalog as committed (read under that lock), notifying every node at commit.
+     */
+    private <T> T ddl(DdlFn<T> fn) {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                exec(c, "SELECT pg_advisory_xact_lock(" + lockKey + ")");
+                T result = fn.run(c, Catalog.load(c, json));
+                notify(c, channel, "c");
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                reload();
+            }
+        } catch (SQLException e) {
+            throw unavailable("catalog change failed", e);
+        }
+    }
+
+    // --- reads ---------------------------------------------------------------------------
+
+    @Override
+    public Optional<StoredDocument> get(Namespace ns, JsonNode id) {
+        byte[] key = DocumentWrites.key(id);
+        return read(false, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT body FROM " + coll(ns).table() + " WHERE id = ?")) {
+                ps.setBytes(1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new StoredDocument(rs.getBytes(1))) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink) {
+        Filter filter = query.filter() == null ? ALL : query.filter();
+        Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
+        long skip = Math.max(0, query.skip());
+        long limit = query.limit();
+        if (limit <= 0) {
+            return;
+        }
+        boolean everything = filter == ALL;
+        Optional<String> hint = query.hint() == null ? Optional.empty() : query.hint();
+        read(true, c -> {
+            Catalog.Coll coll = coll(ns);
+            Plan<Catalog.Index> plan = plan(c, coll, filter, sort, skip, limit, hint);
+            if (!plan.ordered()) {
+                TopK top = new TopK(sort, skip, limit);
+                candidates(c, coll, plan, (id, body) -> {
+                    JsonNode doc = json.parse(body, "stored document");
+                    if (filter.matches(doc)) {
+                        top.offer(id, body, doc);
+                    }
+                });
+                top.result().forEach(body -> sink.accept(new StoredDocument(body)));
+                return null;
+            }
+            walk(c, coll, plan, everything ? skip : 0, everything ? limit : Long.MAX_VALUE, new Rows() {
+                long toSkip = everything ? 0 : skip;
+                long left = limit;
+
+                @Override
+                public boolean row(byte[] id, byte[] body) {
+                    if (!everything && !filter.matches(json.parse(body, "stored document"))) {
+                        return true;
+                    }
+                    if (toSkip > 0) {
+                        toSkip--;
+                        return true;
+                    }
+                    sink.accept(new StoredDocument(body));
+                    return --left > 0;
+                }
+            });
+            return null;
+        });
+    }
+
+    @Override
+    public long count(Namespace ns, Filter filter) {
+        Filter f = filter == null ? ALL : filter;
+        return read(true, c -> {
+            Catalog.Coll coll = coll(ns);
+            if (f == ALL) {
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + coll.table())) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+            long[] n = {0};
+            candidates(c, coll, f, (id, body) -> {
+                if (f.matches(json.parse(body, "stored document"))) {
+                    n[0]++;
+                }
+            });
+            return n[0];
+        });
+    }
+
+    @Override
+    public long version(Namespace ns) {
+        return versions.getOrDefault(ns, 0L);
+    }
+
+    /**
+     * The planner's plan, checked against the snapshot: an index the cached catalog believes
+     * single-key may have become multikey on another node; its flag is read in this transaction,
+     * and if it is set the query is planned again knowing it.
+     */
+    private Plan<Catalog.Index> plan(Connection c, Catalog.Coll coll, Filter filter, Sort sort, long skip, long limit,
+                                     Optional<String> hint) throws SQLException {
+        while (true) {
+            Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort, skip, limit,
+                    hint, (index, ranges, cap) -> probe(c, coll, index, ranges, cap));
+            Catalog.Index index = plan.index();
+            if (index != null && !index.multikey()) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT multikey FROM weft_indexes WHERE id = ?")) {
+                    ps.setLong(1, index.id());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new SQLException("index dropped meanwhile", "42P01");
+                        }
+                        if (rs.getInt(1) != 0) {
+                            index.markMultikey();
+                            continue;
+                        }
+                    }
+                }
+            }
+            lastPlan = plan;
+            plans.incrementAndGet();
+            if (plan.usesIndex()) {
+                indexedPlans.incrementAndGet();
+            }
+            return plan;
+        }
+    }
+
+    private static long probe(Connection c, Catalog.Coll coll, Catalog.Index index, List<KeyRange> ranges, long cap)
+            throws SQLException {
+        String table = index == null ? coll.table() : index.table();
+        String column = index == null ? "id" : "key";
+        long total = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE "
+                + column + " >= ? AND " + column + " <= ? LIMIT ?) s")) {
+            for (KeyRange r : ranges) {
+                ps.setBytes(1, r.low());
+                ps.setBytes(2, r.high());
+                ps.setLong(3, cap - total);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    total += rs.getLong(1);
+                }
+                if (total >= cap) {
+                    break;
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Receives one row; returns false to stop reading. */
+    interface Rows {
+        boolean row(byte[] id, byte[] body) throws SQLException;
+    }
+
+    /** Receives every row. */
+    interface AllRows {
+        void row(byte[] id, byte[] body) throws SQLException;
+    }
+
+    /** Walks an ordered plan's ranges in order, each streamed through a cursor. */
+    private static void walk(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, long offset, long limit, Rows rows)
+            throws SQLException {
+        List<KeyRange> ranges = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
+        if (plan.descending()) {
+            ranges = ranges.reversed();
+        }
+        boolean pushSkip = ranges.size() == 1;
+        String dir = plan.descending() ? " DESC" : "";
+        String select = plan.index() == null
+                ? "SELECT id, body FROM " + coll.table() + " WHERE %s ORDER BY id" + dir
+                : "SELECT i.id, d.body FROM " + plan.index().table() + " i JOIN " + coll.table()
+                        + " d ON d.id = i.id WHERE %s ORDER BY i.key" + dir + ", i.id";
+        String column = plan.index() == null ? "id" : "i.key";
+        for (KeyRange r : ranges) {
+            String sql = String.format(select, r == null ? "true" : column + " >= ? AND " + column + " <= ?")
+                    + (pushSkip && limit != Long.MAX_VALUE ? " LIMIT " + limit : "")
+                    + (pushSkip && offset > 0 ? " OFFSET " + offset : "");
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setFetchSize(FETCH_ROWS);
+                if (r != null) {
+                    ps.setBytes(1, r.low());
+                    ps.setBytes(2, r.high());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Every candidate document of the filter, once each, in no order (for counts and bulk writes). */
+    void candidates(Connection c, Catalog.Coll coll, Filter filter, AllRows rows) throws SQLException {
+        candidates(c, coll, plan(c, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), rows);
+    }
+
+    private static void candidates(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, AllRows rows)
+            throws SQLException {
+        List<KeyRange> ranges = plan.ranges();
+        String sql;
+        if (ranges == null) {
+            sql = "SELECT id, body FROM " + coll.table();
+        } else if (ranges.isEmpty()) {
+            return;
+        } else {
+            String r = "unnest(?::bytea[], ?::bytea[]) AS r(lo, hi)";
+            sql = plan.index() == null
+                    ? "SELECT d.id, d.body FROM " + r + " JOIN " + coll.table() + " d ON d.id >= r.lo AND d.id <= r.hi"
+                    : "SELECT d.id, d.body FROM " + coll.table() + " d WHERE d.id IN (SELECT i.id FROM " + r + " JOIN "
+                            + plan.index().table() + " i ON i.key >= r.lo AND i.key <= r.hi)";
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setFetchSize(FETCH_ROWS);
+            if (ranges != null) {
+                ps.setArray(1, PgWrites.array(c, ranges.stream().map(KeyRange::low).toList()));
+                ps.setArray(2, PgWrites.array(c, ranges.stream().map(KeyRange::high).toList()));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.row(rs.getBytes(1), rs.getBytes(2));
+                }
+            }
+        }
+    }
+
+    private interface ReadFn<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code fn} on a pooled connection; with {@code snapshot}, in one repeatable-read
+     * transaction. A statement that fails because another node dropped its table reloads the
+     * catalog and runs again (then usually finds the collection gone: 404).
+     */
+    private <T> T read(boolean snapshot, ReadFn<T> fn) {
+        for (int attempt = 0; ; attempt++) {
+            try (Connection c = pool.getConnection()) {
+                try {
+                    if (snapshot) {
+                        c.setAutoCommit(false);
+                        exec(c, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                    }
+                    T result = fn.apply(c);
+                    if (snapshot) {
+                        c.commit();
+                    }
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    if (snapshot) {
+                        c.rollback();
+                    }
+                    throw e;
+                }
+            } catch (SQLException e) {
+                if (isStaleCatalog(e) && attempt < 3) {
+                    reload();
+                    continue;
+                }
+                throw unavailable("read failed", e);
+            }
+        }
+    }
+
+    // --- writes --------------------------------------------------------------------------
+
+    @Override
+    public WriteResult write(WriteOp op) {
+        return writeAll(List.of(op)).getFirst();
+    }
+
+    /**
+     * All ops in one transaction, each in a savepoint when there are several (a failing op
+     * undoes only itself). Retried from the start when the catalog changed underneath, on a
+     * deadlock or serialization failure, and when an upsert lost a race to insert the same _id.
+     */
+    @Override
+    public List<WriteResult> writeAll(List<WriteOp> ops) {
+        if (ops.isEmpty()) {
+            return List.of();
+        }
+        for (int attempt = 0; ; attempt++) {
+            Catalog cat = fresh(() -> ops.stream().allMatch(op -> catalog.colls().containsKey(op.ns())));
+            for (WriteOp op : ops) {
+                requireColl(cat, op.ns());
+            }
+            Set<Catalog.Coll> touched = new LinkedHashSet<>();
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    List<WriteResult> results = run(c, cat, ops, touched);
+                    if (results == null) {
+                        c.rollback();
+                        reload();
+                        continue;
+                    }
+                    if (touched.isEmpty()) {
+                        c.rollback();
+                    } else {
+                        for (Catalog.Coll coll : touched) {
+                            notify(c, channel, "w" + coll.id());
+                        }
+                        c.commit();
+                        touched.forEach(coll -> bump(coll.ns()));
+                    }
+                    if (attempt < ATTEMPTS && lostUpsertRace(ops, results)) {
+                        continue;
+                    }
+                    return results;
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            } catch (SQLException e) {
+                String state = e.getSQLState();
+                if (attempt < ATTEMPTS && ("40001".equals(state) || "40P01".equals(state) || isStaleCatalog(e))) {
+                    if (isStaleCatalog(e)) {
+                        reload();
+                    }
+                    continue;
+                }
+                if ("23505".equals(state) && ops.size() == 1) {
+                    if (attempt < ATTEMPTS && upsert(ops.getFirst()) && e.getMessage().contains("_pkey")) {
+                        continue;
+                    }
+                    return List.of(WriteResult.failed(WriteResult.Outcome.CONFLICT, uniqueMessage(e)));
+                }
+                throw unavailable("write failed", e);
+            }
+        }
+    }
+
+    /**
+     * The ops' results, or null when the catalog this node planned with is stale. Locks each
+     * collection's catalog row in share mode first (see {@link #bumpGen}).
+     */
+    private List<WriteResult> run(Connection c, Catalog cat, List<WriteOp> ops, Set<Catalog.Coll> touched)
+            throws SQLException {
+        Set<Catalog.Coll> colls = new LinkedHashSet<>();
+        ops.forEach(op -> colls.add(cat.colls().get(op.ns())));
+        try (PreparedStatement ps = c.prepareStatement("SELECT gen FROM weft_colls WHERE id = ? FOR SHARE")) {
+            for (Catalog.Coll coll : colls) {
+                ps.setLong(1, coll.id());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || rs.getLong(1) != gens.getOrDefault(coll.id(), -1L)) {
+                        return null;
+                    }
+                }
+            }
+        }
+        boolean savepoints = ops.size() > 1;
+        List<WriteResult> results = new ArrayList<>(ops.size());
+        for (WriteOp op : ops) {
+            Catalog.Coll coll = cat.colls().get(op.ns());
+            Savepoint sp = savepoints ? c.setSavepoint() : null;
+            WriteResult result;
+            try {
+                result = docs.apply(c, coll, op, null);
+            } catch (WeftException e) {
+                result = WriteResult.failed(outcomeOf(e), e.getMessage());
+            } catch (SQLException e) {
+                if (!savepoints || !"23505".equals(e.getSQLState())) {
+                    throw e;
+                }
+                result = WriteResult.failed(WriteResult.Outcome.CONFLICT, uniqueMessage(e));
+            }
+            if (!result.ok()) {
+                if (savepoints) {
+                    c.rollback(sp);
+                } else {
+                    c.rollback();
+                }
+            } else {
+                touched.add(coll);
+                if (savepoints) {
+                    c.releaseSavepoint(sp);
+                }
+            }
+            results.add(result);
+        }
+        return results;
+    }
+
+    private static boolean upsert(WriteOp op) {
+        return (op instanceof WriteOp.Replace r && r.mode() == WriteOp.WriteMode.UPSERT)
+                || (op instanceof WriteOp.UpdateOne u && u.mode() == WriteOp.WriteMode.UPSERT);
+    }
+
+    /** A single upsert that found no document, then met one inserted meanwhile: run it again. */
+    private static boolean lostUpsertRace(List<WriteOp> ops, List<WriteResult> results) {
+        return ops.size() == 1 && upsert(ops.getFirst())
+                && results.getFirst().outcome() == WriteResult.Outcome.CONFLICT
+                && results.getFirst().message().orElse("").startsWith("duplicate _id");
+    }
+
+    private String uniqueMessage(SQLException e) {
+        String text = String.valueOf(e.getMessage());
+        for (Catalog.Coll coll : catalog.colls().values()) {
+            for (Catalog.Index index : coll.indexes()) {
+                if (text.contains("\"" + index.table() + "_u\"")) {
+                    return "duplicate key: unique index '" + index.spec().name()
+                            + "' already has this key for another document";
+                }
+            }
+        }
+        return "duplicate key: " + text;
+    }
+
+    private static WriteResult.Outcome outcomeOf(WeftException e) {
+        return switch (e.status()) {
+            case 404 -> WriteResult.Outcome.NOT_FOUND;
+            case 409 -> WriteResult.Outcome.CONFLICT;
+            case 412 -> WriteResult.Outcome.PRECONDITION_FAILED;
+            default -> WriteResult.Outcome.INVALID;
+        };
+    }
+
+    // --- helpers -------------------------------------------------------------------------
+
+    /** The catalog, reloaded first when {@code present} says the cache lacks what was asked for. */
+    private Catalog fresh(java.util.function.BooleanSupplier present) {
+        if (!present.getAsBoolean()) {
+            reload();
+        }
+        return catalog;
+    }
+
+    private Catalog.Coll coll(Namespace ns) {
+        return requireColl(fresh(() -> catalog.colls().containsKey(ns)), ns);
+    }
+
+    private static Catalog.Coll requireColl(Catalog catalog, Namespace ns) {
+        Catalog.Coll coll = catalog.colls().get(ns);
+        if (coll == null) {
+            throw WeftException.notFound("collection " + ns + " does not exist");
+        }
+        return coll;
+    }
+
+    private static boolean isStaleCatalog(SQLException e) {
+        return "42P01".equals(e.getSQLState());
+    }
+
+    private static WeftException unavailable(String what, SQLException e) {
+        LOG.warn("{}: {}", what, e.getMessage());
+        return new WeftException(503, what + ": " + e.getMessage());
+    }
+
+    private static void exec(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static void update(Connection c, String sql, Object arg) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setObject(1, arg);
+            ps.executeUpdate();
+        }
+    }
+
+    // --- for tests -----------------------------------------------------------------------
+
+    public long plans() {
+        return plans.get();
+    }
+
+    public long indexedPlans() {
+        return indexedPlans.get();
+    }
+
+    public Plan<Catalog.Index> lastPlan() {
+        return lastPlan;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        listener.interrupt();
+        try {
+            listener.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.close();
+    }
+}

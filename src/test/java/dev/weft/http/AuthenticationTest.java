@@ -1,0 +1,126 @@
+package dev.weft.http;
+
+import static dev.weft.http.TestServer.basic;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Basic auth, auth tokens, the credential cache and the login guard, through the API. */
+class AuthenticationTest {
+    static TestServer weft;
+
+    @BeforeAll
+    static void start() throws Exception {
+        weft = new TestServer("--login-guard-failures", "1000");
+        weft.createCollection("db", "things");
+        // Authorization is on: let role user read /db/things (docs/security.md).
+        assertThat(weft.post("/weft/acl", "{\"_id\":\"things\",\"roles\":[\"user\"],"
+                + "\"predicate\":\"path('/db/things') and method(GET)\"}").statusCode()).isEqualTo(201);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        weft.close();
+    }
+
+    static void createUser(TestServer server, String name, String password) throws Exception {
+        HttpResponse<String> r = server.post("/weft/users", "{\"_id\":\"" + name + "\",\"password\":\"" + password
+                + "\",\"roles\":[\"user\"]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    }
+
+    @Test
+    void basicAuthGoodBadAndUnknownUser() throws Exception {
+        createUser(weft, "bob", "bob-Password-1");
+        assertThat(weft.get("/db/things", "Authorization", basic("bob", "bob-Password-1")).statusCode()).isEqualTo(200);
+
+        for (String credentials : new String[] {basic("bob", "bob-Password-2"), basic("nobody", "bob-Password-1"),
+                basic("bob", ""), "Basic not-base64!", "Basic " + java.util.Base64.getEncoder().encodeToString("nocolon".getBytes()),
+                "Digest x", "Bearer a.b.c"}) {
+            HttpResponse<String> r = weft.get("/db/things", "Authorization", credentials);
+            assertThat(r.statusCode()).as(credentials).isEqualTo(401);
+            assertThat(r.headers().firstValue("WWW-Authenticate")).contains("Basic realm=\"Weft\"");
+            assertThat(r.body()).contains("\"http status code\":401");
+        }
+    }
+
+    @Test
+    void noAuthChallengeSuppressesWwwAuthenticate() throws Exception {
+        HttpResponse<String> r = weft.get("/db/things", "Authorization", basic("admin", "wrong-Password-1"),
+                "No-Auth-Challenge", "true");
+        assertThat(r.statusCode()).isEqualTo(401);
+        assertThat(r.headers().firstValue("WWW-Authenticate")).isEmpty();
+    }
+
+    @Test
+    void anonymousRequestsReachTheAuthorizeStage() throws Exception {
+        HttpResponse<String> r = weft.get("/ping", "Authorization", TestServer.ANONYMOUS);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Auth-Token")).isEmpty();
+    }
+
+    @Test
+    void authTokenIsIssuedAndAcceptedAsThePassword() throws Exception {
+        createUser(weft, "tina", "tina-Password-1");
+        HttpResponse<String> login = weft.get("/ping", "Authorization", basic("tina", "tina-Password-1"));
+        String token = login.headers().firstValue("Auth-Token").orElseThrow();
+        Instant until = Instant.parse(login.headers().firstValue("Auth-Token-Valid-Until").orElseThrow());
+        assertThat(until).isAfter(Instant.now().plusSeconds(60));
+        assertThat(token).hasSizeGreaterThan(40);
+
+        HttpResponse<String> withToken = weft.get("/db/things", "Authorization", basic("tina", token));
+        assertThat(withToken.statusCode()).isEqualTo(200);
+        assertThat(withToken.headers().firstValue("Auth-Token")).contains(token);
+        assertThat(weft.get("/db/things", "Authorization", basic("bob", token)).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void changingAPasswordRefusesTheOldOneAndItsTokenAtOnce() throws Exception {
+        createUser(weft, "carol", "carol-Password-1");
+        String old = basic("carol", "carol-Password-1");
+        HttpResponse<String> first = weft.get("/db/things", "Authorization", old);
+        assertThat(first.statusCode()).isEqualTo(200);
+        String token = first.headers().firstValue("Auth-Token").orElseThrow();
+        assertThat(weft.get("/db/things", "Authorization", old).statusCode()).isEqualTo(200); // from the cache
+
+        assertThat(weft.patch("/weft/users/carol", "{\"password\":\"carol-Password-2\"}").statusCode()).isEqualTo(200);
+        assertThat(weft.get("/db/things", "Authorization", old).statusCode()).isEqualTo(401);
+        assertThat(weft.get("/db/things", "Authorization", basic("carol", token)).statusCode()).isEqualTo(401);
+        assertThat(weft.get("/db/things", "Authorization", basic("carol", "carol-Password-2")).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void deletingAUserRefusesItsCredentialsAtOnce() throws Exception {
+        createUser(weft, "dave", "dave-Password-1");
+        String dave = basic("dave", "dave-Password-1");
+        assertThat(weft.get("/db/things", "Authorization", dave).statusCode()).isEqualTo(200);
+        assertThat(weft.delete("/weft/users/dave").statusCode()).isEqualTo(204);
+        assertThat(weft.get("/db/things", "Authorization", dave).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void bruteForceGuardAnswers429ThenRecovers() throws Exception {
+        try (TestServer guarded = new TestServer("--login-guard-failures", "3", "--login-guard-window-ms", "1500",
+                "--auth-token-ttl-ms", "1000")) {
+            createUser(guarded, "eve", "eve-Password-1");
+            HttpResponse<String> login = guarded.get("/ping", "Authorization", basic("eve", "eve-Password-1"));
+            String token = login.headers().firstValue("Auth-Token").orElseThrow();
+            for (int i = 0; i < 3; i++) {
+                assertThat(guarded.get("/ping", "Authorization", basic("eve", "guess-" + i + "-Password")).statusCode()).isEqualTo(401);
+            }
+            HttpResponse<String> refused = guarded.get("/ping", "Authorization", basic("eve", "eve-Password-1"));
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 2L);
+            assertThat(guarded.get("/ping", "Authorization", TestServer.ANONYMOUS).statusCode()).isEqualTo(200);
+
+            Thread.sleep(1600);
+            assertThat(guarded.get("/ping", "Authorization", basic("eve", "eve-Password-1")).statusCode()).isEqualTo(200);
+            assertThat(guarded.get("/ping", "Authorization", basic("eve", token)).statusCode())
+                    .as("the token outlived its ttl").isEqualTo(401);
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package dev.weft.http;
+
+import static dev.weft.http.TestServer.q;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.observe.Metrics;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Every route and method of {@link Routes} x {anonymous, alice, bob, admin} against a real server
+ * with the access rules of docs/security.md's example: role {@code user} reads and writes
+ * {@code /db/notes}, each user only their own notes ({@code owner}), {@code owner} protected and
+ * set by the server, {@code secret} never returned; nothing else is open. Asserts each status, and
+ * that no non-admin response carries another user's data or a secret.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuthorizationMatrixTest {
+    private static final List<String> WHO = List.of("anon", "bob", "alice", "admin");
+
+    TestServer server;
+
+    @BeforeAll
+    void start() throws Exception {
+        server = new TestServer();
+        users(server);
+        as("admin", "PUT", "/db", null);
+        as("admin", "PUT", "/db/notes", null);
+        as("admin", "PUT", "/db/other", null);
+        as("admin", "POST", "/db/notes", """
+                [{"_id":"a1","owner":"alice","text":"alice-text","secret":"alice-secret"},
+                 {"_id":"b1","owner":"bob","text":"bob-text","secret":"bob-secret"}]""");
+        as("admin", "POST", "/db/other", "{\"_id\":\"o1\",\"text\":\"other-text\"}");
+        rules(server, "admin");
+    }
+
+    /** alice and bob, role {@code user}, created by the admin through the users collection. */
+    static void users(TestServer server) throws Exception {
+        for (String user : List.of("alice", "bob")) {
+            HttpResponse<String> r = server.post("/weft/users",
+                    "{\"_id\":\"" + user + "\",\"password\":\"" + password(user) + "\",\"roles\":[\"user\"]}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        }
+    }
+
+    private static String password(String user) {
+        return user + "-Password-1";
+    }
+
+    /** The example rules of docs/security.md, written through the API. */
+    static void rules(TestServer server, String admin) throws Exception {
+        send(server, admin, "POST", "/weft/acl", """
+                [{"_id":"notes-read","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/notes') and method(GET)",
+                  "readFilter":{"owner":"@user._id"},"projectResponse":{"secret":0}},
+                 {"_id":"notes-write","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/notes') and not method(GET)",
+                  "readFilter":{"owner":"@user._id"},"writeFilter":{"owner":"@user._id"},
+                  "protectedFields":["owner"],"mergeRequest":{"owner":"@user._id"}}]""");
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        server.close();
+    }
+
+    HttpResponse<String> as(String who, String method, String path, String body) throws Exception {
+        return send(server, who, method, path, body);
+    }
+
+    static HttpResponse<String> send(TestServer server, String who, String method, String path, String body) throws Exception {
+        return server.send(method, path, body, "Authorization", authorization(who));
+    }
+
+    static String authorization(String who) {
+        return switch (who) {
+            case "anon" -> TestServer.ANONYMOUS;
+            case "admin" -> TestServer.ADMIN;
+            default -> TestServer.basic(who, password(who));
+        };
+    }
+
+    /** One request and the status each of anon, bob, alice, admin gets, run in that order. */
+    record Row(String template, String method, String path, String body, int anon, int bob, int alice, int admin) {
+        int expected(String who) {
+            return switch (who) {
+                case "anon" -> anon;
+                case "bob" -> bob;
+                case "alice" -> alice;
+                default -> admin;
+            };
+        }
+    }
+
+    private static Row row(String template, String method, String path, String body, int anon, int bob, int alice, int admin) {
+        return new Row(template, method, path, body, anon, bob, alice, admin);
+    }
+
+    /** Ordered so that each row's writes leave the state the next rows expect. */
+    private static List<Row> matrix() {
+        String all = "?filter=" + q("{}");
+        return List.of(
+                row("/ping", "GET", "/ping", null, 200, 200, 200, 200),
+                row("/metrics", "GET", "/metrics", null, 401, 403, 403, 200),
+                row("/", "GET", "/", null, 401, 403, 403, 200),
+                row("/{db}", "GET", "/db", null, 401, 403, 403, 200),
+                row("/{db}", "PUT", "/db2", null, 401, 403, 403, 201),
+                row("/{db}", "DELETE", "/db", null, 401, 403, 403, 409), // admin: If-Match required
+                row("/{db}/{coll}", "GET", "/db/notes", null, 401, 200, 200, 200),
+                row("/{db}/{coll}", "GET", "/db/other", null, 401, 403, 403, 200),
+                row("/{db}/{coll}", "POST", "/db/notes", "{\"_id\":\"n-new\",\"text\":\"x\"}", 401, 201, 409, 409),
+                row("/{db}/{coll}", "POST", "/db/notes", "{\"text\":\"forged\",\"owner\":\"eve\"}", 401, 403, 403, 201),
+                row("/{db}/{coll}", "POST", "/db/other", "{\"text\":\"x\"}", 401, 403, 403, 201),
+                row("/{db}/{coll}", "PUT", "/db/notes", null, 401, 403, 403, 200),
+                row("/{db}/{coll}", "DELETE", "/db/other", null, 401, 403, 403, 409),
+                row("/{db}/{coll}/_size", "GET", "/db/notes/_size", null, 401, 200, 200, 200),
+                row("/{db}/{coll}/_size", "GET", "/db/other/_size", null, 401, 403, 403, 200),
+                row("/{db}/{coll}/_streams", "GET", "/db/notes/_streams", null, 401, 400, 400, 400), // neither WS nor SSE
+                row("/{db}/{coll}/_streams", "GET", "/db/other/_streams", null, 401, 403, 403, 400),
+                row("/{db}/{coll}/_streams/{name}", "GET", "/db/notes/_streams/nope", null, 401, 404, 404, 404),
+                row("/{db}/{coll}/_streams/{name}", "GET", "/db/other/_streams/nope", null, 401, 403, 403, 404),
+                row("/{db}/{coll}/_indexes", "GET", "/db/notes/_indexes", null, 401, 200, 200, 200),
+                row("/{db}/{coll}/_indexes", "GET", "/db/other/_indexes", null, 401, 403, 403, 200),
+                row("/{db}/{coll}/_indexes/{name}", "PUT", "/db/notes/_indexes/by-text", "{\"keys\":{\"text\":1}}",
+                        401, 403, 403, 201),
+                row("/{db}/{coll}/_indexes/{name}", "DELETE", "/db/notes/_indexes/by-text", null, 401, 403, 403, 204),
+                row("/{db}/{coll}/{id}", "GET", "/db/notes/a1", null, 401, 404, 200, 200),
+                row("/{db}/{coll}/{id}", "GET", "/db/other/o1", null, 401, 403, 403, 200),
+                row("/{db}/{coll}/{id}", "PUT", "/db/notes/a1", "{\"owner\":\"alice\",\"text\":\"alice-text-2\"}",
+                        401, 404, 200, 200),
+                row("/{db}/{coll}/{id}", "PUT", "/db/notes/a1", "{\"text\":\"alice-text\",\"owner\":\"eve\"}",
+                        401, 404, 403, 200),
+                // The row above let admin give a1 to eve; admin gives it back.
+                row("/{db}/{coll}/{id}", "PUT", "/db/notes/a1", "{\"owner\":\"alice\",\"text\":\"alice-text\"}",
+                        401, 404, 404, 200),
+                row("/{db}/{coll}/{id}", "PUT", "/db/notes/b-new?wm=upsert", "{\"text\":\"b\"}", 401, 201, 404, 200),
+                row("/{db}/{coll}/{id}", "PATCH", "/db/notes/a1", "{\"$set\":{\"text\":\"alice-text-3\"}}",
+                        401, 404, 200, 200),
+                row("/{db}/{coll}/{id}", "PATCH", "/db/notes/a1", "{\"$set\":{\"owner\":\"eve\"}}", 401, 403, 403, 200),
+                row("/{db}/{coll}/{id}", "PATCH", "/db/notes/a1", "{\"$set\":{\"owner\":\"alice\"}}", 401, 403, 403, 200),
+                row("/{db}/{coll}/{id}", "PATCH", "/db/other/o1", "{\"text\":\"y\"}", 401, 403, 403, 200),
+                row("/{db}/{coll}/*", "PATCH", "/db/notes/*" + all, "{\"$set\":{\"touched\":true}}", 401, 200, 200, 200),
+                row("/{db}/{coll}/*", "PATCH", "/db/notes/*?filter=" + q("{\"_id\":\"none\"}"),
+                        "{\"$set\":{\"owner\":\"eve\"}}", 401, 403, 403, 200),
+                row("/{db}/{coll}/*", "DELETE", "/db/other/*" + all, null, 401, 403, 403, 200),
+                row("/{db}/{coll}/{id}", "DELETE", "/db/other/o1", null, 401, 403, 403, 404),
+                row("/{db}/{coll}/{id}", "DELETE", "/db/notes/a1", null, 401, 404, 204, 404),
+                row("/{db}/{coll}/*", "DELETE", "/db/notes/*" + all, null, 401, 200, 200, 200));
+    }
+
+    @Test
+    void everyRouteAndMethodForEveryone() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (Row row : matrix()) {
+            for (String who : WHO) {
+                HttpResponse<String> r = as(who, row.method(), row.path(), row.body());
+                String what = who + " " + row.method() + " " + row.path() + " " + (row.body() == null ? "" : row.body());
+                if (r.statusCode() != row.expected(who)) {
+                    failures.add(what + ": expected " + row.expected(who) + ", got " + r.statusCode() + " " + r.body());
+                }
+                if (!who.equals("admin")) {
+                    checkNoForeignData(who, r, what, failures);
+                }
+            }
+        }
+        assertThat(failures).isEmpty();
+    }
+
+    private static void checkNoForeignData(String who, HttpResponse<String> r, String what, List<String> failures) {
+        String body = r.body();
+        if (who.equals("anon") && r.statusCode() / 100 == 2 && !what.contains("/ping")) {
+            failures.add(what + ": anonymous got " + r.statusCode());
+        }
+        for (String forbidden : List.of("-secret", "other-text", who.equals("alice") ? "bob" : "alice")) {
+            if (!who.equals("anon") && body.contains(forbidden) && r.statusCode() / 100 == 2) {
+                failures.add(what + ": " + who + " saw " + forbidden + " in " + body);
+            }
+        }
+    }
+
+    @Test
+    void theMatrixCoversEveryRouteAndMethod() {
+        Set<String> covered = new HashSet<>();
+        matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
+        Set<String> routes = new HashSet<>();
+        Api api = Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE);
+        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, java.util.Optional.empty(), null))).all()
+                .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
+        assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
+    }
+}

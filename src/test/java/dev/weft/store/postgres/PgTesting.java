@@ -1,0 +1,55 @@
+package dev.weft.store.postgres;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The PostgreSQL the tests run on: {@code WEFT_TEST_PG_URL}, set by scripts/test-env (which
+ * starts a throwaway cluster). Without it the tests fail: they never skip. Each test store gets a
+ * fresh schema of its own, named in the store URL ({@code ?currentSchema=}).
+ */
+public final class PgTesting {
+    private static final AtomicLong SEQ = new AtomicLong();
+
+    private PgTesting() {}
+
+    public static String baseUrl() {
+        String url = System.getenv("WEFT_TEST_PG_URL");
+        if (url == null || url.isBlank()) {
+            throw new IllegalStateException("WEFT_TEST_PG_URL is not set: run the tests with ./weft test"
+                    + " (scripts/test-env starts a PostgreSQL cluster for them)");
+        }
+        return url;
+    }
+
+    /** Creates an empty schema and returns its name. */
+    public static String freshSchema() {
+        String name = "t" + ProcessHandle.current().pid() + "_" + SEQ.incrementAndGet() + "_" + (System.nanoTime() % 1_000_000);
+        admin("CREATE SCHEMA " + name);
+        return name;
+    }
+
+    /** The store URL of a schema. */
+    public static String url(String schema) {
+        return baseUrl() + "?currentSchema=" + schema;
+    }
+
+    public static void dropSchema(String schema) {
+        admin("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+
+    private static void admin(String sql) {
+        URI uri = URI.create(baseUrl());
+        String jdbc = "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
+        String user = uri.getUserInfo() == null ? "postgres" : uri.getUserInfo().split(":")[0];
+        try (Connection c = DriverManager.getConnection(jdbc, user, null); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL at " + baseUrl() + ": " + e.getMessage(), e);
+        }
+    }
+}
