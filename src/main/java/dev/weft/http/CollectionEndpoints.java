@@ -7,6 +7,7 @@ import dev.weft.store.Namespace;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.stream.StreamQuery;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -183,7 +184,9 @@ final class CollectionEndpoints {
 
     void put(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        boolean created = api.store().putCollection(ns, api.objectBody(ex), Api.ifMatch(ex));
+        ObjectNode properties = api.objectBody(ex);
+        StreamQuery.validateDefinitions(properties, api.limits());
+        boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));
         ex.sendEmpty(created ? 201 : 200);
     }

@@ -41,6 +41,8 @@ final class Routes {
         b.route("/{db}/{coll}/_size").get(e.collections()::size);
         b.route("/{db}/{coll}/_indexes").get(e.indexes()::list);
         b.route("/{db}/{coll}/_indexes/{name}").put(managed(e.indexes()::put)).delete(managed(e.indexes()::drop));
+        b.route("/{db}/{coll}/_streams").get(e.streams()::adhoc);
+        b.route("/{db}/{coll}/_streams/{name}").get(e.streams()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);

@@ -7,6 +7,8 @@ import dev.weft.observe.Metrics;
 import dev.weft.security.Authorizer;
 import dev.weft.security.Security;
 import dev.weft.store.Store;
+import dev.weft.stream.StreamHub;
+import java.time.Duration;
 import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.security.cert.Certificate;
@@ -24,6 +26,7 @@ import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 
 /**
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
@@ -42,8 +45,14 @@ public final class WeftServer implements AutoCloseable {
      */
     private static final int SELECTORS = Runtime.getRuntime().availableProcessors();
 
+    /** The hub keeps one write in flight per client, plus a ping or a close frame. */
+    private static final int MAX_OUTGOING_FRAMES = 8;
+    /** Stream clients send nothing but control frames; a larger message is refused. */
+    private static final int MAX_INCOMING_MESSAGE = 4096;
+
     private final Server server;
     private final ServerConnector connector;
+    private final Optional<StreamHub> streams;
     private final Optional<ServerConnector> tlsConnector;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
@@ -69,7 +78,13 @@ public final class WeftServer implements AutoCloseable {
 
         Metrics metrics = new Metrics();
         Api api = Api.of(store, settings, security.policies());
-        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics)),
+        streams = store.eventLog().map(log -> new StreamHub(log, api.json(), settings));
+        ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
+        webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
+        webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
+        webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
+        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets);
+        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 security.authenticator(), authorizer, metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads);
@@ -118,13 +133,20 @@ public final class WeftServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
+    /** The change-stream engine, when the store keeps an event log. */
+    public Optional<StreamHub> streams() {
+        return streams;
+    }
+
     /** The HTTPS port actually bound, when TLS is enabled. */
     public Optional<Integer> tlsPort() {
         return tlsConnector.map(ServerConnector::getLocalPort);
     }
 
+    /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */
     @Override
     public void close() throws Exception {
+        streams.ifPresent(StreamHub::close);
         server.stop();
     }
 }

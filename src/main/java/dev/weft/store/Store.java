@@ -71,6 +71,13 @@ public interface Store extends AutoCloseable {
     /** Runs several writes in one transaction batch; each has its own result. */
     List<WriteResult> writeAll(List<WriteOp> ops);
 
+    // --- change events -------------------------------------------------------------------
+
+    /** The log of committed changes change streams read, when this store keeps one. */
+    default Optional<EventLog> eventLog() {
+        return Optional.empty();
+    }
+
     @Override
     void close();
 }
