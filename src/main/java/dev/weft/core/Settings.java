@@ -43,6 +43,9 @@ import java.util.function.Function;
  * @param streamHeartbeatMs    interval of WebSocket pings and SSE comments on idle streams
  * @param streamDispatchQueue  commits waiting for the stream dispatcher; past it the dispatcher
  *                             catches up from the event log instead of holding them in memory
+ * @param streamPollMs         on PostgreSQL, the longest wait between reads of the shared event
+ *                             log when no notification arrives (a commit on any node wakes the
+ *                             readers at once; this only bounds a missed notification)
  * @param store                where documents live: {@code sqlite} (the embedded store in
  *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
  * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
@@ -74,6 +77,7 @@ public record Settings(
         int streamClientQueue,
         long streamHeartbeatMs,
         int streamDispatchQueue,
+        long streamPollMs,
         String store,
         int pgPoolSize,
         String aclDb,
@@ -139,6 +143,7 @@ public record Settings(
                 r.integer("stream-client-queue", 1000, 1, 1_000_000),
                 r.longValue("stream-heartbeat-ms", 15_000, 100, 3_600_000),
                 r.integer("stream-dispatch-queue", 10_000, 1, 10_000_000),
+                r.longValue("stream-poll-ms", 1000, 10, 60_000),
                 store(r.string("store", "sqlite")),
                 r.integer("pg-pool-size", 16, 1, 1000),
                 r.string("acl-db", "weft"),
@@ -217,6 +222,7 @@ public record Settings(
         d.put("stream-client-queue", "events queued per stream client before it is cut off (1000)");
         d.put("stream-heartbeat-ms", "WebSocket ping / SSE comment interval on streams (15000)");
         d.put("stream-dispatch-queue", "commits queued for the stream dispatcher before it reads the log (10000)");
+        d.put("stream-poll-ms", "PostgreSQL: longest wait between reads of the shared event log without a notification (1000)");
         d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
         d.put("pg-pool-size", "connections in the PostgreSQL pool (16)");
         d.put("acl-db", "database of the access rules collection (weft)");

@@ -1,5 +1,6 @@
 package dev.weft.store;
 
+import dev.weft.core.WeftException;
 import java.util.List;
 
 /**
@@ -29,4 +30,15 @@ public interface EventLog {
 
     /** The seq of the newest committed event (0 when none ever was). */
     long last();
+
+    /** The 410 for a position whose following events were pruned. */
+    static WeftException tooOld() {
+        return new WeftException(410, "the resume token is older than the retention window"
+                + " (stream-retention-events, stream-retention-ms): events after it were discarded");
+    }
+
+    /** The 400 for a position beyond the newest committed event. */
+    static WeftException unknownPosition() {
+        return WeftException.badRequest("the resume token is not one this server gave");
+    }
 }

@@ -11,7 +11,9 @@ import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
+import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
+import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Metadata;
@@ -88,6 +90,7 @@ public final class PostgresStore implements Store {
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile Plan<Catalog.Index> lastPlan;
     private final Thread listener;
+    private final PgEventLog events;
     private volatile boolean closed;
 
     public PostgresStore(Settings settings, Json json) {
@@ -120,6 +123,8 @@ public final class PostgresStore implements Store {
             throw new IllegalStateException("cannot open the PostgreSQL store at " + url.jdbc() + ": " + e.getMessage(), e);
         }
         reload();
+        events = new PgEventLog(pool, json, settings.streamRetentionEvents(), settings.streamRetentionMs(), settings.streamPollMs());
+        events.start();
         listener = Thread.ofPlatform().name("weft-pg-listener").daemon(true).start(this::listen);
     }
 
@@ -133,6 +138,7 @@ public final class PostgresStore implements Store {
             s.execute("CREATE TABLE IF NOT EXISTS weft_indexes(id bigserial PRIMARY KEY, coll bigint NOT NULL,"
                     + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
                     + " UNIQUE(coll, name))");
+            PgEventLog.createSchema(s);
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -203,6 +209,7 @@ public final class PostgresStore implements Store {
                     for (PGNotification n : notes) {
                         String p = n.getParameter();
                         if (p.startsWith("w")) {
+                            events.wake();
                             long id = Long.parseLong(p.substring(1));
                             for (Catalog.Coll coll : catalog.colls().values()) {
                                 if (coll.id() == id) {
@@ -789,10 +796,11 @@ public final class PostgresStore implements Store {
                 requireColl(cat, op.ns());
             }
             Set<Catalog.Coll> touched = new LinkedHashSet<>();
+            List<ChangeEvent> changes = new ArrayList<>();
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 try {
-                    List<WriteResult> results = run(c, cat, ops, touched);
+                    List<WriteResult> results = run(c, cat, ops, touched, changes);
                     if (results == null) {
                         c.rollback();
                         reload();
@@ -804,7 +812,9 @@ public final class PostgresStore implements Store {
                         for (Catalog.Coll coll : touched) {
                             notify(c, channel, "w" + coll.id());
                         }
+                        events.append(c, changes); // last: it holds the cluster-wide event counter until COMMIT
                         c.commit();
+                        events.wake();
                         touched.forEach(coll -> bump(coll.ns()));
                     }
                     if (attempt < ATTEMPTS && lostUpsertRace(ops, results)) {
@@ -838,8 +848,8 @@ public final class PostgresStore implements Store {
      * The ops' results, or null when the catalog this node planned with is stale. Locks each
      * collection's catalog row in share mode first (see {@link #bumpGen}).
      */
-    private List<WriteResult> run(Connection c, Catalog cat, List<WriteOp> ops, Set<Catalog.Coll> touched)
-            throws SQLException {
+    private List<WriteResult> run(Connection c, Catalog cat, List<WriteOp> ops, Set<Catalog.Coll> touched,
+                                  List<ChangeEvent> changes) throws SQLException {
         Set<Catalog.Coll> colls = new LinkedHashSet<>();
         ops.forEach(op -> colls.add(cat.colls().get(op.ns())));
         try (PreparedStatement ps = c.prepareStatement("SELECT gen FROM weft_colls WHERE id = ? FOR SHARE")) {
@@ -858,8 +868,9 @@ public final class PostgresStore implements Store {
             Catalog.Coll coll = cat.colls().get(op.ns());
             Savepoint sp = savepoints ? c.setSavepoint() : null;
             WriteResult result;
+            int mark = changes.size();
             try {
-                result = docs.apply(c, coll, op, null);
+                result = docs.apply(c, coll, op, changes);
             } catch (WeftException e) {
                 result = WriteResult.failed(outcomeOf(e), e.getMessage());
             } catch (SQLException e) {
@@ -869,6 +880,7 @@ public final class PostgresStore implements Store {
                 result = WriteResult.failed(WriteResult.Outcome.CONFLICT, uniqueMessage(e));
             }
             if (!result.ok()) {
+                changes.subList(mark, changes.size()).clear();
                 if (savepoints) {
                     c.rollback(sp);
                 } else {
@@ -977,9 +989,18 @@ public final class PostgresStore implements Store {
         return lastPlan;
     }
 
+    // --- change events -------------------------------------------------------------------
+
+    /** The event log shared by every node on this database (see {@link PgEventLog}). */
+    @Override
+    public Optional<EventLog> eventLog() {
+        return Optional.of(events);
+    }
+
     @Override
     public void close() {
         closed = true;
+        events.close();
         listener.interrupt();
         try {
             listener.join(2000);

@@ -1,17 +1,15 @@
 package dev.weft.store.sqlite;
 
 import dev.weft.core.Json;
-import dev.weft.core.WeftException;
 import dev.weft.query.UpdateDescription;
 import dev.weft.store.ChangeEvent;
+import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The SQLite event log: table {@code weft_events}, one row per changed document, appended by the
@@ -159,28 +157,18 @@ final class EventTable {
 
     private void checkPosition(long after) {
         if (after < floor) {
-            throw new WeftException(410, "the resume token is older than the retention window"
-                    + " (stream-retention-events, stream-retention-ms): events after it were discarded");
+            throw EventLog.tooOld();
         }
         if (after > last) {
-            throw WeftException.badRequest("the resume token is not one this server gave");
+            throw EventLog.unknownPosition();
         }
     }
 
     private byte[] description(UpdateDescription d) {
-        ObjectNode node = Json.NODES.objectNode();
-        node.set("updatedFields", d.updatedFields() == null ? Json.NODES.objectNode() : d.updatedFields());
-        var removed = node.putArray("removedFields");
-        if (d.removedFields() != null) {
-            d.removedFields().forEach(removed::add);
-        }
-        return json.bytes(node);
+        return json.bytes(d.toNode());
     }
 
     private UpdateDescription description(byte[] bytes) {
-        JsonNode node = json.parse(bytes, "logged update description");
-        List<String> removed = new ArrayList<>();
-        node.get("removedFields").forEach(f -> removed.add(f.asString()));
-        return new UpdateDescription((ObjectNode) node.get("updatedFields"), removed);
+        return UpdateDescription.fromNode(json.parse(bytes, "logged update description"));
     }
 }

@@ -1,0 +1,333 @@
+package dev.weft.store.postgres;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.UpdateDescription;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.CommitListener;
+import dev.weft.store.EventLog;
+import dev.weft.store.Namespace;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL event log, shared by every Weft node on the database: table
+ * {@code weft_events}, one row per changed document, written in the same transaction as the
+ * writes, so an event exists if and only if its write committed (see
+ * docs/decisions/0003-postgresql-change-events.md).
+ *
+ * <p>Order: a writing transaction takes its seqs, as its last statement before COMMIT, from the
+ * single counter row {@code weft_event_log('seq')} ({@code UPDATE ... SET value = value + n}).
+ * The row lock is held until the transaction ends, and PostgreSQL makes a commit visible before
+ * it releases the transaction's locks, so the next writer obtains the next seqs only once the
+ * previous ones are visible: seq order is commit order, seqs have no holes (a rolled-back
+ * transaction rolls its increment back too), and every snapshot sees a prefix of the log. The
+ * price is that event-producing commits are serialised across all nodes, for the time of the
+ * event INSERTs and the COMMIT (its WAL flush).
+ *
+ * <p>Delivery: each node runs one reader thread that reads the rows after the last seq it
+ * published and hands them to the {@link CommitListener}s, in seq order. It is woken at once by a
+ * commit on this node ({@link #wake}) or a commit notification from another node, and reads at
+ * least every {@code stream-poll-ms} regardless. So every node publishes the same events, in the
+ * same order, under the same seqs, and a resume token (a seq) means the same on every node.
+ *
+ * <p>Retention: the reader of any node prunes, at most once a second, the events beyond
+ * {@code stream-retention-events} or older than {@code stream-retention-ms} (by the database's
+ * clock). It raises {@code weft_event_log('floor')} and deletes the prefix in one transaction;
+ * {@link #after} reads the floor and the events in one snapshot, so it either returns events
+ * with no gap or refuses with 410.
+ */
+final class PgEventLog implements EventLog {
+    private static final Logger LOG = LoggerFactory.getLogger(PgEventLog.class);
+    private static final int READ_BATCH = 512;
+    private static final long PRUNE_EVERY_MS = 1000;
+    private static final long RETRY_MS = 500;
+    private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
+    private static final String COLUMNS = "seq, at, db, coll, op, key, doc, pre, upd";
+    private static final String DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+    private final DataSource pool;
+    private final Json json;
+    private final long keepCount;
+    private final long keepMs;
+    private final long pollMs;
+    private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+    private final Semaphore wakes = new Semaphore(0);
+    private volatile long last;
+    private volatile long floor;
+    private volatile boolean closed;
+    private Thread reader;
+
+    PgEventLog(DataSource pool, Json json, long keepCount, long keepMs, long pollMs) {
+        this.pool = pool;
+        this.json = json;
+        this.keepCount = keepCount;
+        this.keepMs = keepMs;
+        this.pollMs = pollMs;
+    }
+
+    /** Creates the tables, inside the store's schema transaction. */
+    static void createSchema(Statement s) throws SQLException {
+        s.execute("CREATE TABLE IF NOT EXISTS weft_events(seq bigint PRIMARY KEY, at bigint NOT NULL, db text NOT NULL,"
+                + " coll text NOT NULL, op smallint NOT NULL, key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+        s.execute("CREATE TABLE IF NOT EXISTS weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
+        s.execute("INSERT INTO weft_event_log(name, value) VALUES ('seq', 0), ('floor', 0) ON CONFLICT DO NOTHING");
+    }
+
+    /** Reads the log's bounds (this node publishes what commits from now on) and starts the reader. */
+    void start() {
+        try (Connection c = pool.getConnection()) {
+            long[] bounds = bounds(c);
+            last = bounds[0];
+            floor = bounds[1];
+        } catch (SQLException e) {
+            throw unavailable(e);
+        }
+        reader = Thread.ofPlatform().name("weft-pg-events").daemon(true).start(this::readLoop);
+    }
+
+    // --- writing (in the writer's transaction) ---------------------------------------------------
+
+    /**
+     * Logs {@code events} in the open transaction {@code c}; call it last, just before COMMIT,
+     * since it holds the cluster-wide seq counter's row lock until the transaction ends.
+     */
+    void append(Connection c, List<ChangeEvent> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        long top;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE weft_event_log SET value = value + ? WHERE name = 'seq' RETURNING value")) {
+            ps.setLong(1, events.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                top = rs.getLong(1);
+            }
+        }
+        long seq = top - events.size();
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(" + COLUMNS + ") VALUES (?, "
+                + DB_NOW_MS + ", ?, ?, ?, ?, ?, ?, ?)")) {
+            for (ChangeEvent e : events) {
+                ps.setLong(1, ++seq);
+                ps.setString(2, e.ns().db());
+                ps.setString(3, e.ns().coll());
+                ps.setShort(4, (short) e.operation().ordinal());
+                ps.setBytes(5, json.bytes(e.documentKey()));
+                ps.setBytes(6, e.fullDocument());
+                ps.setBytes(7, e.previousDocument());
+                ps.setBytes(8, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** A commit happened (on this node, or notified from another): read the log now. */
+    void wake() {
+        if (wakes.availablePermits() == 0) {
+            wakes.release();
+        }
+    }
+
+    // --- EventLog ----------------------------------------------------------------------------
+
+    @Override
+    public void addCommitListener(CommitListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Reads in one snapshot the bounds and the events, so a concurrent prune is either all seen or not at all. */
+    @Override
+    public List<ChangeEvent> after(long after, int limit) {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                }
+                long[] bounds = bounds(c);
+                floor = Math.max(floor, bounds[1]);
+                if (after < bounds[1]) {
+                    throw EventLog.tooOld();
+                }
+                if (after > bounds[0]) {
+                    throw EventLog.unknownPosition();
+                }
+                List<ChangeEvent> out = read(c, after, limit);
+                c.commit();
+                return out;
+            } finally {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw unavailable(e);
+        }
+    }
+
+    @Override
+    public long floor() {
+        return floor;
+    }
+
+    /** The newest event this node has published; another node may be a few milliseconds ahead. */
+    @Override
+    public long last() {
+        return last;
+    }
+
+    void close() {
+        closed = true;
+        if (reader != null) {
+            reader.interrupt();
+            try {
+                reader.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // --- the reader ----------------------------------------------------------------------------
+
+    private void readLoop() {
+        long nextPrune = 0;
+        while (!closed) {
+            try {
+                wakes.tryAcquire(pollMs, TimeUnit.MILLISECONDS);
+                wakes.drainPermits();
+            } catch (InterruptedException e) {
+                continue; // closed is checked above
+            }
+            try (Connection c = pool.getConnection()) {
+                publishNew(c);
+                long now = System.currentTimeMillis();
+                if (now >= nextPrune) {
+                    nextPrune = now + PRUNE_EVERY_MS;
+                    prune(c);
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                LOG.warn("reading the PostgreSQL event log failed ({}); retrying", e.getMessage());
+                try {
+                    Thread.sleep(RETRY_MS);
+                } catch (InterruptedException ie) {
+                    // closed is checked above
+                }
+            }
+        }
+    }
+
+    /** Publishes every committed event after {@link #last}, in seq order, in batches. */
+    private void publishNew(Connection c) throws SQLException {
+        while (!closed) {
+            List<ChangeEvent> batch = read(c, last, READ_BATCH);
+            if (batch.isEmpty()) {
+                return;
+            }
+            if (batch.getFirst().seq() != last + 1) {
+                // only when this node fell behind a prune by another: the dispatcher sees the jump
+                LOG.error("change events {}..{} were pruned before this node read them", last + 1, batch.getFirst().seq() - 1);
+            }
+            long top = batch.getLast().seq();
+            last = top;
+            List<ChangeEvent> events = List.copyOf(batch);
+            for (CommitListener listener : listeners) {
+                try {
+                    listener.committed(top, events);
+                } catch (RuntimeException e) {
+                    LOG.error("commit listener failed", e);
+                }
+            }
+            if (batch.size() < READ_BATCH) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Deletes the events beyond the count or older than the age, raising the floor in the same
+     * transaction. Several nodes may prune at once: the floor only rises, deletes are idempotent.
+     */
+    private void prune(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            long newest = bounds(c)[0];
+            long upTo = newest - keepCount;
+            try (PreparedStatement ps = c.prepareStatement("SELECT seq FROM weft_events WHERE at >= " + DB_NOW_MS
+                    + " - ? ORDER BY seq LIMIT 1")) {
+                ps.setLong(1, keepMs);
+                try (ResultSet rs = ps.executeQuery()) {
+                    upTo = Math.max(upTo, rs.next() ? rs.getLong(1) - 1 : newest);
+                }
+            }
+            if (upTo > floor) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "UPDATE weft_event_log SET value = greatest(value, ?) WHERE name = 'floor' RETURNING value")) {
+                    ps.setLong(1, upTo);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        upTo = rs.getLong(1);
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement("DELETE FROM weft_events WHERE seq <= ?")) {
+                    ps.setLong(1, upTo);
+                    ps.executeUpdate();
+                }
+            }
+            c.commit();
+            floor = Math.max(floor, upTo);
+        } finally {
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+    }
+
+    // --- rows --------------------------------------------------------------------------------
+
+    /** {@code [seq, floor]} as committed (or as in the transaction's snapshot). */
+    private static long[] bounds(Connection c) throws SQLException {
+        long[] out = new long[2];
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name, value FROM weft_event_log")) {
+            while (rs.next()) {
+                out["seq".equals(rs.getString(1)) ? 0 : 1] = rs.getLong(2);
+            }
+        }
+        return out;
+    }
+
+    private List<ChangeEvent> read(Connection c, long after, int limit) throws SQLException {
+        List<ChangeEvent> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?")) {
+            ps.setLong(1, after);
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    byte[] upd = rs.getBytes(9);
+                    out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getShort(5)],
+                            json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
+                            upd == null ? null : UpdateDescription.fromNode(json.parse(upd, "logged update description")),
+                            rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static WeftException unavailable(SQLException e) {
+        return new WeftException(503, "the change event log is unavailable: " + e.getMessage());
+    }
+}

@@ -1,0 +1,219 @@
+package dev.weft.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.query.QueryLimits;
+import dev.weft.query.Update;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.EventLog;
+import dev.weft.store.Namespace;
+import dev.weft.store.Store;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteOp.WriteMode;
+import dev.weft.store.WriteResult;
+import dev.weft.stream.Frame;
+import dev.weft.stream.Outlet;
+import dev.weft.stream.StreamHub;
+import dev.weft.stream.StreamQuery;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The shared PostgreSQL event log seen from two Weft nodes (two stores on one schema): one
+ * commit order for both, the same seqs on both, a token from one node resumes on the other.
+ */
+class PgEventsTest {
+    private static final Json JSON = Json.standard();
+    private static final Namespace NS = new Namespace("ev", "docs");
+    private static final QueryLimits LIMITS = new QueryLimits(1024, 64);
+
+    private PgStores.Pair nodes;
+    private PostgresStore a;
+    private PostgresStore b;
+
+    @BeforeEach
+    void open() {
+        nodes = PgStores.pair(NS);
+        a = nodes.a();
+        b = nodes.b();
+    }
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    @Test
+    void concurrentWritersOnTwoNodesGiveOneCommitOrderSeenAlikeOnBoth() throws Exception {
+        List<ChangeEvent> onA = new CopyOnWriteArrayList<>();
+        List<ChangeEvent> onB = new CopyOnWriteArrayList<>();
+        log(a).addCommitListener((commit, events) -> onA.addAll(events));
+        log(b).addCommitListener((commit, events) -> onB.addAll(events));
+        long start = log(a).last();
+        insert(a, "{\"_id\":\"c\",\"n\":0}");
+        Update inc = Update.parse(JSON.parse("{\"$inc\":{\"n\":1}}", "u"), LIMITS);
+        int perThread = 25;
+        List<Store> nodes = List.of(a, b, a, b);
+        try (ExecutorService pool = Executors.newFixedThreadPool(nodes.size())) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < nodes.size(); t++) {
+                Store node = nodes.get(t);
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        assertThat(node.write(new WriteOp.UpdateOne(NS, JSON.parse("\"c\"", "id"), inc, WriteMode.UPDATE,
+                                Optional.empty())).ok()).isTrue();
+                        insert(node, "{\"_id\":\"t" + thread + "-" + i + "\"}");
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        }
+        int total = 1 + nodes.size() * perThread * 2;
+        waitFor(() -> onA.size() >= total && onB.size() >= total);
+        assertThat(onA).hasSize(total);
+        assertThat(onB).hasSize(total);
+        for (int i = 0; i < total; i++) {
+            ChangeEvent x = onA.get(i);
+            ChangeEvent y = onB.get(i);
+            assertThat(x.seq()).isEqualTo(start + 1 + i); // no hole, no duplicate
+            assertThat(y.seq()).isEqualTo(x.seq());
+            assertThat(y.documentKey()).isEqualTo(x.documentKey());
+            assertThat(y.fullDocument()).isEqualTo(x.fullDocument());
+        }
+        // the increments serialise on the document's row lock, so their commit order is n's order
+        List<Integer> ns = onA.stream().filter(e -> e.operation() == ChangeEvent.Operation.UPDATE)
+                .map(e -> JSON.parse(e.fullDocument(), "doc").get("n").asInt()).toList();
+        assertThat(ns).hasSize(nodes.size() * perThread).isSorted();
+        assertThat(ns.getFirst()).isEqualTo(1);
+        assertThat(ns.getLast()).isEqualTo(nodes.size() * perThread);
+    }
+
+    @Test
+    void aSubscriberOnNodeBSeesWritesMadeOnNodeA() throws Exception {
+        try (StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults())) {
+            Recorder r = new Recorder();
+            hubB.subscribe(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"k\":1}", "f")), LIMITS), r);
+            insert(a, "{\"_id\":1,\"k\":1}");
+            insert(a, "{\"_id\":2,\"k\":2}");
+            insert(a, "{\"_id\":3,\"k\":1}");
+            waitFor(() -> r.events.size() == 2);
+            assertThat(r.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList()).containsExactly(1, 3);
+            assertThat(r.events.getFirst().get("operationType").asString()).isEqualTo("insert");
+        }
+    }
+
+    @Test
+    void aTokenFromNodeAResumesOnNodeBWithNoGapAndNoDuplicateWhileWritesContinue() throws Exception {
+        int count = 150;
+        try (StreamHub hubA = new StreamHub(log(a), JSON, Settings.defaults());
+             StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults())) {
+            Recorder onA = new Recorder();
+            StreamHub.Subscription sub = hubA.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), onA);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                for (int i = 1; i <= count; i++) {
+                    insert(i % 2 == 0 ? a : b, "{\"_id\":" + i + "}");
+                }
+            });
+            waitFor(() -> onA.events.size() >= 40);
+            sub.cancel();
+            int seen = onA.events.size();
+            String token = onA.tokens.get(seen - 1);
+            Recorder onB = new Recorder();
+            hubB.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(token, JSON), onB);
+            writer.join();
+            waitFor(() -> onB.events.size() >= count - seen);
+            Thread.sleep(200); // nothing more may come
+            List<Integer> all = new ArrayList<>();
+            onA.events.subList(0, seen).forEach(e -> all.add(e.get("documentKey").get("_id").asInt()));
+            onB.events.forEach(e -> all.add(e.get("documentKey").get("_id").asInt()));
+            Integer[] expected = new Integer[count];
+            Arrays.setAll(expected, i -> i + 1);
+            assertThat(all).containsExactly(expected);
+        }
+    }
+
+    @Test
+    void aTokenOlderThanTheRetentionWindowIsRefusedOnEveryNode() throws Exception {
+        PostgresStore small = PgStores.open(nodes.schema(), "--stream-retention-events", "5");
+        try {
+            long last = log(a).last() + 20;
+            for (int i = 0; i < 20; i++) {
+                insert(a, "{\"_id\":" + i + "}");
+            }
+            waitFor(() -> log(small).floor() >= last - 5);
+            for (EventLog log : List.of(log(a), log(b), log(small))) {
+                assertThatThrownBy(() -> log.after(1, 10)).isInstanceOfSatisfying(WeftException.class,
+                        e -> assertThat(e.status()).isEqualTo(410));
+                assertThatThrownBy(() -> log.after(last + 1000, 10)).isInstanceOfSatisfying(WeftException.class,
+                        e -> assertThat(e.status()).isEqualTo(400));
+                assertThat(log.after(last - 3, 10)).extracting(ChangeEvent::seq).containsExactly(last - 2, last - 1, last);
+            }
+        } finally {
+            small.close();
+        }
+    }
+
+    // --- helpers -------------------------------------------------------------------------------
+
+    /** Collects the event frames a stream sends, with their tokens. */
+    static final class Recorder implements Outlet {
+        final List<JsonNode> events = new CopyOnWriteArrayList<>();
+        final List<String> tokens = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void send(Frame frame, Consumer<Throwable> done) {
+            if (!frame.isHeartbeat()) {
+                events.add(JSON.parse(frame.json(), "frame"));
+                tokens.add(frame.token());
+            }
+            done.accept(null);
+        }
+
+        @Override
+        public void close(int code, String reason) {}
+
+        @Override
+        public void abort() {}
+    }
+
+    private static EventLog log(Store store) {
+        return store.eventLog().orElseThrow();
+    }
+
+    private static void insert(Store store, String doc) {
+        WriteResult r = store.write(new WriteOp.InsertMany(NS, List.of(obj(doc))));
+        assertThat(r.ok()).as(r.toString()).isTrue();
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 1000 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
+    }
+
+    private static ObjectNode obj(String json) {
+        return (ObjectNode) JSON.parse(json, "doc");
+    }
+}
