@@ -34,10 +34,10 @@ final class StreamEndpoints {
     private static final String EVENT_STREAM = "text/event-stream";
 
     private final Api api;
-    private final Optional<StreamHub> hub;
+    private final StreamHub hub;
     private final ServerWebSocketContainer container;
 
-    StreamEndpoints(Api api, Optional<StreamHub> hub, ServerWebSocketContainer container) {
+    StreamEndpoints(Api api, StreamHub hub, ServerWebSocketContainer container) {
         this.api = api;
         this.hub = hub;
         this.container = container;
@@ -59,7 +59,6 @@ final class StreamEndpoints {
     }
 
     private void open(Exchange ex, StreamQuery base) {
-        StreamHub streams = hub.orElseThrow(() -> new WeftException(501, "this store keeps no change events"));
         Permission permission = ex.permission();
         Optional<Filter> readFilter = permission.readsEverything()
                 ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
@@ -69,10 +68,10 @@ final class StreamEndpoints {
         if (resume.isPresent()) {
             query = query.resumingAfter(resume.get(), api.json());
         }
-        streams.check(query);
+        hub.check(query);
         StreamQuery q = query;
         if (ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false)) {
-            if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(streams, q))) {
+            if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(hub, q))) {
                 throw WeftException.badRequest("malformed WebSocket upgrade");
             }
             return;
@@ -81,7 +80,7 @@ final class StreamEndpoints {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
         SseOutlet outlet = new SseOutlet(ex.openAsync(200, EVENT_STREAM));
-        outlet.subscription = streams.subscribe(q, outlet);
+        outlet.subscription = hub.subscribe(q, outlet);
     }
 
     /**

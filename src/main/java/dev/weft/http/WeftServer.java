@@ -52,7 +52,7 @@ public final class WeftServer implements AutoCloseable {
 
     private final Server server;
     private final ServerConnector connector;
-    private final Optional<StreamHub> streams;
+    private final StreamHub streams;
     private final Optional<ServerConnector> tlsConnector;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
@@ -78,7 +78,7 @@ public final class WeftServer implements AutoCloseable {
 
         Metrics metrics = new Metrics();
         Api api = Api.of(store, settings, security.policies());
-        streams = store.eventLog().map(log -> new StreamHub(log, api.json(), settings));
+        streams = new StreamHub(store.eventLog(), api.json(), settings);
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
         webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
@@ -133,8 +133,8 @@ public final class WeftServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    /** The change-stream engine, when the store keeps an event log. */
-    public Optional<StreamHub> streams() {
+    /** The change-stream engine. */
+    public StreamHub streams() {
         return streams;
     }
 
@@ -146,7 +146,7 @@ public final class WeftServer implements AutoCloseable {
     /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */
     @Override
     public void close() throws Exception {
-        streams.ifPresent(StreamHub::close);
+        streams.close();
         server.stop();
     }
 }

@@ -73,10 +73,8 @@ public interface Store extends AutoCloseable {
 
     // --- change events -------------------------------------------------------------------
 
-    /** The log of committed changes change streams read, when this store keeps one. */
-    default Optional<EventLog> eventLog() {
-        return Optional.empty();
-    }
+    /** The log of committed changes change streams read (every store keeps one). */
+    EventLog eventLog();
 
     @Override
     void close();

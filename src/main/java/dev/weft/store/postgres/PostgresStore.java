@@ -993,8 +993,8 @@ public final class PostgresStore implements Store {
 
     /** The event log shared by every node on this database (see {@link PgEventLog}). */
     @Override
-    public Optional<EventLog> eventLog() {
-        return Optional.of(events);
+    public EventLog eventLog() {
+        return events;
     }
 
     @Override

@@ -128,8 +128,8 @@ public final class SqliteStore implements Store, EventLog {
     // --- change events -------------------------------------------------------------------
 
     @Override
-    public Optional<EventLog> eventLog() {
-        return Optional.of(this);
+    public EventLog eventLog() {
+        return this;
     }
 
     @Override
