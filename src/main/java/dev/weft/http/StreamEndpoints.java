@@ -59,6 +59,10 @@ final class StreamEndpoints {
     }
 
     private void open(Exchange ex, StreamQuery base) {
+        boolean websocket = ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false);
+        if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
+            throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
+        }
         StreamHub streams = hub.orElseThrow(() -> new WeftException(501, "this store keeps no change events"));
         Permission permission = ex.permission();
         Optional<Filter> readFilter = permission.readsEverything()
@@ -71,14 +75,11 @@ final class StreamEndpoints {
         }
         streams.check(query);
         StreamQuery q = query;
-        if (ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false)) {
+        if (websocket) {
             if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(streams, q))) {
                 throw WeftException.badRequest("malformed WebSocket upgrade");
             }
             return;
-        }
-        if (!ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
-            throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
         SseOutlet outlet = new SseOutlet(ex.openAsync(200, EVENT_STREAM));
         outlet.subscription = streams.subscribe(q, outlet);
