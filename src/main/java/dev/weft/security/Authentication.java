@@ -23,6 +23,7 @@ final class Authentication implements Authenticator {
     private final AuthTokens tokens;
     private final Optional<JwtVerifier> jwt;
     private final LoginGuard guard;
+    private final SingleFlight<CredentialCache.Key, Optional<UsersCollection.User>> verifying = new SingleFlight<>();
 
     Authentication(UsersCollection users, Passwords passwords, CredentialCache cache, AuthTokens tokens,
                    Optional<JwtVerifier> jwt, LoginGuard guard) {
@@ -116,8 +117,11 @@ final class Authentication implements Authenticator {
             user = tokens.check(name, secret, version, users::find);
         }
         if (user.isEmpty()) {
-            user = byPassword(name, secret);
-            user.ifPresent(u -> cache.put(key, u, version));
+            user = verifying.run(key, () -> {
+                Optional<UsersCollection.User> verified = byPassword(name, secret);
+                verified.ifPresent(u -> cache.put(key, u, version));
+                return verified;
+            });
         }
         return answered(user.orElseThrow(() -> new WeftException(401, "wrong user name or password")), version, request);
     }
