@@ -140,7 +140,8 @@ public class StreamLoad {
         }
         sb.append("# received ").append(RECEIVED.get()).append(" first_us ").append(FIRST.get())
                 .append(" last_us ").append(LAST.get()).append(" open ").append(open.size())
-                .append(" failed ").append(failed).append('\n');
+                .append(" failed ").append(failed).append(" cpu_ms ")
+                .append(ProcessHandle.current().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L)).append('\n');
         Files.writeString(out, sb);
         System.out.println("done received=" + RECEIVED.get() + " complete=" + all);
         for (WebSocket ws : open) ws.abort();
