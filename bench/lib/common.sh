@@ -120,6 +120,18 @@ auth_enable() {
   WRK_AUTH=(-H "$AUTH_HEADER")
 }
 
+# use_auth_token: exports WEFT_AUTH (for the load clients of streams/hold) as Basic admin:<the
+# Auth-Token Weft answers a password login with>. Thousands of connections opened at once with
+# the password would each cost a password hash once the credential cache (auth-cache-ttl-ms)
+# has expired, and be refused 503 past hash-wait-ms; the token is checked from memory, which is
+# what a real client fleet does (RESTHeart's Auth-Token).
+use_auth_token() {
+  weft_call GET /ping >/dev/null
+  local token; token=$(awk 'tolower($1) == "auth-token:" {print $2}' "$BENCH_TMP/last-headers" | tr -d '\r')
+  [ -n "$token" ] || die "Weft answered no Auth-Token to a password login"
+  export WEFT_AUTH="Basic $(printf 'admin:%s' "$token" | base64 -w0)"
+}
+
 # --- Weft ----------------------------------------------------------------------------------
 WEFT_PORT=""; WEFT_PID=""; WEFT_URL=""
 start_weft() {

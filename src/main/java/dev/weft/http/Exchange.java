@@ -39,6 +39,7 @@ public final class Exchange implements AuthRequest {
     private Permission permission = Permission.ALL;
     private int status;
     private boolean answered;
+    private boolean takesAccessToken;
 
     Exchange(Request request, Response response, Callback callback, Map<String, String> pathParams, long maxBodyBytes) {
         this.request = request;
@@ -78,6 +79,16 @@ public final class Exchange implements AuthRequest {
     @Override
     public void setResponseHeader(String name, String value) {
         setHeader(name, value);
+    }
+
+    /** Lets this request authenticate with {@code ?access_token=} (stream routes only). */
+    void takeAccessToken() {
+        takesAccessToken = true;
+    }
+
+    @Override
+    public Optional<String> accessToken() {
+        return takesAccessToken ? param("access_token") : Optional.empty();
     }
 
     public Optional<String> param(String name) {

@@ -121,13 +121,16 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 throw new WeftException(405, method + " is not allowed on " + template);
             }
             exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
+            if (match.get().route().takesAccessToken()) {
+                exchange.takeAccessToken();
+            }
             exchange.principal(authenticator.authenticate(exchange));
             exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
             endpoint.handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
         } catch (Throwable e) {
-            LOG.error("{} {} failed", method, request.getHttpURI().getPathQuery(), e);
+            LOG.error("{} {} failed", method, request.getHttpURI().getPath(), e); // no query: it may hold an access_token
             answerError(exchange, 500, "internal error; the server log has the details");
         } finally {
             metrics.observe(template, method, exchange.answered() ? exchange.status() : 500, System.nanoTime() - start);

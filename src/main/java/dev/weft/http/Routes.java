@@ -20,7 +20,9 @@ final class Routes {
      * A path template, its endpoint per method, and per method the {@link CachedRead} that may
      * answer from memory before the endpoint would run.
      */
-    record Route(String template, String[] segments, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {}
+    /** {@code takesAccessToken}: the route accepts {@code ?access_token=} in place of an Authorization header. */
+    record Route(String template, String[] segments, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
+                 boolean takesAccessToken) {}
 
     /** A matched route, its path parameters, and every decoded path segment (what access rules see). */
     record Match(Route route, Map<String, String> params, List<String> segments) {}
@@ -116,7 +118,7 @@ final class Routes {
         RouteBuilder route(String template) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
             Map<String, CachedRead> fromCache = new LinkedHashMap<>();
-            routes.add(new Route(template, split(template), methods, fromCache));
+            routes.add(new Route(template, split(template), methods, fromCache, template.contains("/_streams")));
             return new RouteBuilder(methods, fromCache);
         }
     }

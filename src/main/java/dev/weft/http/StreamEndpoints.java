@@ -59,6 +59,10 @@ final class StreamEndpoints {
     }
 
     private void open(Exchange ex, StreamQuery base) {
+        boolean websocket = ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false);
+        if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
+            throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
+        }
         Permission permission = ex.permission();
         Optional<Filter> readFilter = permission.readsEverything()
                 ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
@@ -70,14 +74,11 @@ final class StreamEndpoints {
         }
         hub.check(query);
         StreamQuery q = query;
-        if (ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false)) {
+        if (websocket) {
             if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(hub, q))) {
                 throw WeftException.badRequest("malformed WebSocket upgrade");
             }
             return;
-        }
-        if (!ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
-            throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
         SseOutlet outlet = new SseOutlet(ex.openAsync(200, EVENT_STREAM));
         outlet.subscription = hub.subscribe(q, outlet);

@@ -11,4 +11,13 @@ public interface AuthRequest {
 
     /** Adds a header to the response, whatever its status ({@code Auth-Token}, {@code Retry-After}). */
     void setResponseHeader(String name, String value);
+
+    /**
+     * The {@code access_token} query parameter, only on routes that take one (stream routes: a
+     * browser cannot set headers on a WebSocket upgrade); empty on every other route, so that
+     * tokens stay out of the URLs of ordinary requests.
+     */
+    default Optional<String> accessToken() {
+        return Optional.empty();
+    }
 }

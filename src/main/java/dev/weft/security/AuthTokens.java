@@ -33,6 +33,7 @@ final class AuthTokens {
     private final int maxEntries;
     private final LongSupplier clock;
     private final ConcurrentHashMap<String, Entry> byUser = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> userByToken = new ConcurrentHashMap<>();
 
     AuthTokens(long ttlMs, int maxEntries, LongSupplier nanoClock) {
         this.ttlNanos = ttlMs * 1_000_000;
@@ -52,7 +53,7 @@ final class AuthTokens {
             return Optional.empty();
         }
         if (clock.getAsLong() - e.expiresAt > 0) {
-            byUser.remove(name, e);
+            drop(name, e);
             return Optional.empty();
         }
         if (e.usersVersion == usersVersion) {
@@ -60,11 +61,24 @@ final class AuthTokens {
         }
         Optional<UsersCollection.User> now = reload.apply(name);
         if (now.isEmpty() || !now.get().passwordHash().equals(e.user.passwordHash())) {
-            byUser.remove(name, e);
+            drop(name, e);
             return Optional.empty();
         }
         byUser.replace(name, e, new Entry(e.issued, e.expiresAt, now.get(), usersVersion));
         return now;
+    }
+
+    /** The user whose live token {@code secret} is, as {@link #check} would accept it. */
+    Optional<UsersCollection.User> checkToken(String secret, long usersVersion,
+                                              Function<String, Optional<UsersCollection.User>> reload) {
+        String name = userByToken.get(secret);
+        return name == null ? Optional.empty() : check(name, secret, usersVersion, reload);
+    }
+
+    private void drop(String name, Entry e) {
+        if (byUser.remove(name, e)) {
+            userByToken.remove(e.issued.token, name);
+        }
     }
 
     /** The user's live token, or a new one; empty when the table is full. */
@@ -75,12 +89,26 @@ final class AuthTokens {
             return Optional.of(current.issued);
         }
         if (current == null && byUser.size() >= maxEntries) {
-            byUser.values().removeIf(x -> now - x.expiresAt > 0);
+            byUser.forEach((name, x) -> {
+                if (now - x.expiresAt > 0) {
+                    drop(name, x);
+                }
+            });
             if (byUser.size() >= maxEntries) {
                 return Optional.empty();
             }
         }
-        Entry result = byUser.compute(user.name(), (name, cur) -> live(cur, user, now) ? cur : fresh(user, usersVersion, now));
+        Entry result = byUser.compute(user.name(), (name, cur) -> {
+            if (live(cur, user, now)) {
+                return cur;
+            }
+            Entry next = fresh(user, usersVersion, now);
+            if (cur != null) {
+                userByToken.remove(cur.issued.token, name);
+            }
+            userByToken.put(next.issued.token, name);
+            return next;
+        });
         return Optional.of(result.issued);
     }
 

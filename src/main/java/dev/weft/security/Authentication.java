@@ -12,7 +12,9 @@ import java.util.OptionalLong;
  * hash on the bounded pool); {@code Bearer} is a JWT. Every failure is a 401 that counts against
  * the source in the {@link LoginGuard}; a source the guard refuses gets 429 with
  * {@code Retry-After} before anything is checked. A success with Basic answers the user's
- * {@code Auth-Token}.
+ * {@code Auth-Token}. With no {@code Authorization} header, a request that carries an
+ * {@link AuthRequest#accessToken() access token} (stream routes only) is that token's user, or a
+ * 401 when the token is unknown or expired; it is answered no new token.
  *
  * <p>Unknown users cost a hash like known ones, so timing does not tell which names exist.
  */
@@ -23,6 +25,7 @@ final class Authentication implements Authenticator {
     private final AuthTokens tokens;
     private final Optional<JwtVerifier> jwt;
     private final LoginGuard guard;
+    private final SingleFlight<CredentialCache.Key, Optional<UsersCollection.User>> verifying = new SingleFlight<>();
 
     Authentication(UsersCollection users, Passwords passwords, CredentialCache cache, AuthTokens tokens,
                    Optional<JwtVerifier> jwt, LoginGuard guard) {
@@ -37,7 +40,8 @@ final class Authentication implements Authenticator {
     @Override
     public Principal authenticate(AuthRequest request) {
         Optional<String> authorization = request.header("Authorization");
-        if (authorization.isEmpty()) {
+        Optional<String> accessToken = authorization.isEmpty() ? request.accessToken() : Optional.empty();
+        if (authorization.isEmpty() && accessToken.isEmpty()) {
             return Principal.ANONYMOUS;
         }
         String address = request.remoteAddress();
@@ -47,6 +51,11 @@ final class Authentication implements Authenticator {
             throw new WeftException(429, "too many failed logins from this address; retry in " + refused.getAsLong() + " s");
         }
         try {
+            if (accessToken.isPresent()) {
+                return tokens.checkToken(accessToken.get(), users.version(), users::find)
+                        .orElseThrow(() -> new WeftException(401, "unknown or expired access_token"))
+                        .principal();
+            }
             String value = authorization.get().trim();
             int space = value.indexOf(' ');
             String scheme = space < 0 ? value : value.substring(0, space);
@@ -116,8 +125,11 @@ final class Authentication implements Authenticator {
             user = tokens.check(name, secret, version, users::find);
         }
         if (user.isEmpty()) {
-            user = byPassword(name, secret);
-            user.ifPresent(u -> cache.put(key, u, version));
+            user = verifying.run(key, () -> {
+                Optional<UsersCollection.User> verified = byPassword(name, secret);
+                verified.ifPresent(u -> cache.put(key, u, version));
+                return verified;
+            });
         }
         return answered(user.orElseThrow(() -> new WeftException(401, "wrong user name or password")), version, request);
     }

@@ -61,9 +61,17 @@ final class StreamClients {
 
         /** With {@code reads} false the client never asks for a message: the server's writes back up. */
         static Ws open(TestServer weft, String pathAndQuery, boolean reads) throws Exception {
+            return open(weft, pathAndQuery, reads, TestServer.ADMIN);
+        }
+
+        /** With {@code authorization} empty the upgrade carries no Authorization header. */
+        static Ws open(TestServer weft, String pathAndQuery, boolean reads, String authorization) throws Exception {
             Ws ws = new Ws(reads);
-            ws.socket = weft.client.newWebSocketBuilder().header("Authorization", TestServer.ADMIN)
-                    .buildAsync(URI.create("ws://127.0.0.1:" + weft.server.port() + pathAndQuery), ws)
+            WebSocket.Builder b = weft.client.newWebSocketBuilder();
+            if (!authorization.isEmpty()) {
+                b.header("Authorization", authorization);
+            }
+            ws.socket = b.buildAsync(URI.create("ws://127.0.0.1:" + weft.server.port() + pathAndQuery), ws)
                     .get(10, TimeUnit.SECONDS);
             return ws;
         }

@@ -1,0 +1,122 @@
+package dev.weft.http;
+
+import static dev.weft.http.AuthorizationMatrixTest.authorization;
+import static dev.weft.http.AuthorizationMatrixTest.send;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.weft.http.StreamClients.Ws;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Who may follow a stream and what they see, through the HTTP API: the {@code ?access_token=} of
+ * stream routes (browsers cannot set headers on a WebSocket upgrade), and the access rules of
+ * docs/security.md applied to every event (alice and bob: {@code readFilter {"owner":"@user._id"}},
+ * {@code projectResponse {"secret":0}}).
+ */
+class StreamAccessTest {
+    static TestServer weft;
+
+    @BeforeAll
+    static void start() throws Exception {
+        weft = new TestServer();
+        AuthorizationMatrixTest.users(weft);
+        send(weft, "admin", "PUT", "/db", null);
+        send(weft, "admin", "PUT", "/db/notes", null);
+        AuthorizationMatrixTest.rules(weft, "admin");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        weft.close();
+    }
+
+    /** The Auth-Token a password login of {@code who} is answered with. */
+    static String authToken(TestServer server, String who) throws Exception {
+        HttpResponse<String> r = server.get("/ping", "Authorization", authorization(who));
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.headers().firstValue("Auth-Token").orElseThrow();
+    }
+
+    static int upgradeStatus(TestServer server, String pathAndQuery) {
+        Throwable t = catchThrowable(() -> Ws.open(server, pathAndQuery, true, TestServer.ANONYMOUS).close());
+        assertThat(t).isInstanceOf(ExecutionException.class).cause().isInstanceOf(WebSocketHandshakeException.class);
+        return ((WebSocketHandshakeException) t.getCause()).getResponse().statusCode();
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void eventsAreNarrowedToTheSubscribersDocumentsAndProjected() throws Exception {
+        try (Ws alice = Ws.open(weft, "/db/notes/_streams", true, authorization("alice"));
+             Ws bob = Ws.open(weft, "/db/notes/_streams", true, authorization("bob"))) {
+            assertThat(send(weft, "bob", "POST", "/db/notes", "{\"_id\":\"b1\",\"text\":\"bob-text\",\"secret\":\"bob-secret\"}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(send(weft, "bob", "PATCH", "/db/notes/b1", "{\"$set\":{\"text\":\"bob-2\"}}").statusCode()).isEqualTo(200);
+            assertThat(send(weft, "alice", "POST", "/db/notes", "{\"_id\":\"a1\",\"text\":\"alice-text\",\"secret\":\"alice-secret\"}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(send(weft, "admin", "POST", "/db/notes", "{\"_id\":\"a2\",\"owner\":\"alice\",\"secret\":\"s\"}")
+                    .statusCode()).isEqualTo(201);
+
+            JsonNode first = alice.next(10);
+            assertThat(first.get("operationType").asString()).isEqualTo("insert");
+            assertThat(first.get("documentKey").get("_id").asString()).isEqualTo("a1");
+            assertThat(first.get("fullDocument").get("text").asString()).isEqualTo("alice-text");
+            assertThat(first.toString()).doesNotContain("secret").doesNotContain("bob");
+            JsonNode second = alice.next(10);
+            assertThat(second.get("documentKey").get("_id").asString()).isEqualTo("a2");
+            assertThat(second.toString()).doesNotContain("secret");
+            assertThat(alice.poll(300)).as("bob's writes send alice nothing").isNull();
+
+            assertThat(bob.next(10).get("documentKey").get("_id").asString()).isEqualTo("b1");
+            JsonNode update = bob.next(10);
+            assertThat(update.get("operationType").asString()).isEqualTo("update");
+            assertThat(update.toString()).contains("bob-2").doesNotContain("secret");
+            assertThat(bob.poll(300)).as("alice's documents send bob nothing").isNull();
+        }
+    }
+
+    @Test
+    void anAccessTokenInTheQueryStringSubscribesAsItsUser() throws Exception {
+        String token = authToken(weft, "alice");
+        try (Ws alice = Ws.open(weft, "/db/notes/_streams?access_token=" + enc(token), true, TestServer.ANONYMOUS)) {
+            send(weft, "admin", "POST", "/db/notes", "{\"_id\":\"t-b\",\"owner\":\"bob\"}");
+            send(weft, "admin", "POST", "/db/notes", "{\"_id\":\"t-a\",\"owner\":\"alice\",\"secret\":\"s\"}");
+            JsonNode e = alice.next(10);
+            assertThat(e.get("documentKey").get("_id").asString()).as("alice's rule applies").isEqualTo("t-a");
+            assertThat(e.toString()).doesNotContain("secret");
+        }
+    }
+
+    @Test
+    void aWrongTokenIs401AndOtherRoutesIgnoreTheParameter() throws Exception {
+        String token = authToken(weft, "alice");
+        assertThat(upgradeStatus(weft, "/db/notes/_streams?access_token=not-a-token")).isEqualTo(401);
+        assertThat(upgradeStatus(weft, "/db/notes/_streams?access_token=" + enc(token) + "x")).isEqualTo(401);
+        HttpResponse<String> list = weft.get("/db/notes?access_token=" + enc(token), "Authorization", TestServer.ANONYMOUS);
+        assertThat(list.statusCode()).as("only stream routes take a token in the URL").isEqualTo(401);
+    }
+
+    @Test
+    void anExpiredTokenIs401() throws Exception {
+        try (TestServer shortLived = new TestServer("--auth-token-ttl-ms", "1000")) {
+            shortLived.post("/weft/users", "{\"_id\":\"alice\",\"password\":\"alice-Password-1\",\"roles\":[\"admin\"]}");
+            shortLived.put("/db", null);
+            shortLived.put("/db/c", null);
+            String token = authToken(shortLived, "alice");
+            Ws.open(shortLived, "/db/c/_streams?access_token=" + enc(token), true, TestServer.ANONYMOUS).close();
+            Thread.sleep(1_300);
+            assertThat(upgradeStatus(shortLived, "/db/c/_streams?access_token=" + enc(token))).isEqualTo(401);
+        }
+    }
+}
