@@ -30,7 +30,7 @@ final class DocumentEndpoints {
     void get(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
-        Optional<StoredDocument> doc = api.store().get(ns, id);
+        Optional<StoredDocument> doc = api.store().get(ns, id, api.readMode(ex, ns));
         JsonNode tree = null;
         if (doc.isPresent() && !ex.permission().readsEverything()) {
             tree = api.json().parse(doc.get().json(), "stored document");
