@@ -31,6 +31,7 @@ public final class Main {
             System.exit(2);
             return;
         }
+        reserveCarriersForSqlite(settings);
         Store store = Stores.open(settings);
         WeftServer server;
         try {
@@ -47,6 +48,20 @@ public final class Main {
         LOG.info("weft listening on http://{}:{} (data {})", settings.bind(), server.port(), settings.data().toAbsolutePath());
         server.tlsPort().ifPresent(port -> LOG.info("weft listening on https://{}:{}", settings.bind(), port));
         Thread.currentThread().join();
+    }
+
+    /**
+     * A native SQLite call holds its carrier thread without the scheduler noticing
+     * (docs/decisions/0001, finding (c)). One extra carrier per concurrent SQLite read keeps
+     * {@code cores} carriers free for everything else while every reader is inside SQLite. Must run
+     * before the first virtual thread exists; an explicit -D setting wins.
+     */
+    private static void reserveCarriersForSqlite(Settings settings) {
+        String property = "jdk.virtualThreadScheduler.parallelism";
+        if (!settings.postgres() && System.getProperty(property) == null) {
+            int carriers = Runtime.getRuntime().availableProcessors() + settings.sqliteReaders();
+            System.setProperty(property, Integer.toString(carriers));
+        }
     }
 
     private static void stop(WeftServer server, Store store) {

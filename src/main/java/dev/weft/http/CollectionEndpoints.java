@@ -44,21 +44,24 @@ final class CollectionEndpoints {
             return;
         }
         long version = api.store().version(ns);
+        boolean count = ex.hasParam("count");
+        if (!count) {
+            Optional<ResultCache.Answer> cached = api.cache().get(ReadParams.cacheKey(ex, ns), version);
+            if (cached.isPresent()) {
+                ex.sendJson(200, cached.get().body());
+                return;
+            }
+        }
         ReadParams params = ReadParams.parse(ex, api, ns);
-        if (params.count()) {
+        if (count) {
             long total = api.store().count(ns, params.filter(), params.readMode());
             ex.setHeader("X-Total-Count", Long.toString(total));
             long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
             ex.setHeader("X-Total-Pages", Long.toString(pages));
         }
-        Optional<byte[]> cached = api.cache().get(params.cacheKey(), version);
-        if (cached.isPresent()) {
-            ex.sendJson(200, cached.get());
-            return;
-        }
         api.existingCollection(ns);
         byte[] body = page(ns, params);
-        api.cache().put(params.cacheKey(), version, body);
+        api.cache().put(params.cacheKey(), version, new ResultCache.Answer(body, Optional.empty()));
         ex.sendJson(200, body);
     }
 

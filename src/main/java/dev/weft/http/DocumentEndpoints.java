@@ -29,6 +29,29 @@ final class DocumentEndpoints {
 
     void get(Exchange ex) {
         Namespace ns = api.namespace(ex);
+        long version = api.store().version(ns);
+        String key = "doc|" + ns + "|" + ex.pathParam("id") + "|" + ex.param("id_type").orElse("")
+                + "|" + String.join("\u0001", ex.params("keys")) + "|" + ex.param(Api.READ_MODE).orElse("")
+                + "|" + ex.permission().cacheKey();
+        Optional<ResultCache.Answer> cached = api.cache().get(key, version);
+        ResultCache.Answer answer = cached.isPresent() ? cached.get() : read(ex, ns);
+        if (cached.isEmpty()) {
+            api.cache().put(key, version, answer);
+        }
+        if (answer.etag().isPresent()) {
+            String etag = answer.etag().get();
+            ex.setHeader("ETag", etag);
+            Optional<String> ifNoneMatch = ex.header("If-None-Match").map(Api::stripEtagQuotes);
+            if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(etag)) {
+                ex.sendEmpty(304);
+                return;
+            }
+        }
+        ex.sendJson(200, answer.body());
+    }
+
+    /** The document as this request may see it, with its etag; 404 when missing or outside the read filter. */
+    private ResultCache.Answer read(Exchange ex, Namespace ns) {
         JsonNode id = id(ex);
         Optional<StoredDocument> doc = api.store().get(ns, id, api.readMode(ex, ns));
         JsonNode tree = null;
@@ -45,20 +68,12 @@ final class DocumentEndpoints {
         byte[] json = doc.get().json();
         Optional<String> etag = Etags.of(json);
         json = api.policy(ns).readable(json);
-        if (etag.isPresent()) {
-            ex.setHeader("ETag", etag.get());
-            Optional<String> ifNoneMatch = ex.header("If-None-Match").map(Api::stripEtagQuotes);
-            if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(etag.get())) {
-                ex.sendEmpty(304);
-                return;
-            }
-        }
         Optional<Projection> projection = ReadParams.projection(ex, api, api.policy(ns));
         if (projection.isPresent()) {
             JsonNode readable = tree != null ? api.policy(ns).readable((ObjectNode) tree) : api.json().parse(json, "stored document");
             json = api.json().bytes(projection.get().apply(readable));
         }
-        ex.sendJson(200, json);
+        return new ResultCache.Answer(json, etag);
     }
 
     void put(Exchange ex) {

@@ -162,39 +162,42 @@ final class NdjsonIngest {
             return lineNumber;
         }
 
-        /** The next line without its terminator, {@link #TOO_LONG}, or null at the end. */
+        /**
+         * The next line without its terminator, {@link #TOO_LONG}, or null at the end. Copies
+         * whole runs of the buffer up to the next newline, never byte by byte.
+         */
         byte[] next() throws IOException {
             int length = 0;
             boolean tooLong = false;
             boolean any = false;
             while (true) {
-                if (pos == limit) {
-                    limit = in.read(buffer);
-                    pos = 0;
-                    if (limit <= 0) {
-                        limit = 0;
-                        if (!any) {
-                            return null;
-                        }
-                        break;
+                if (pos == limit && !fill()) {
+                    if (!any) {
+                        return null;
                     }
-                }
-                any = true;
-                byte b = buffer[pos++];
-                if (b == '\n') {
                     break;
                 }
-                if (tooLong) {
-                    continue;
+                any = true;
+                int end = pos;
+                while (end < limit && buffer[end] != '\n') {
+                    end++;
                 }
-                if (length == max) {
+                int run = end - pos;
+                if (!tooLong && length + run > max) {
                     tooLong = true;
-                    continue;
                 }
-                if (length == line.length) {
-                    line = java.util.Arrays.copyOf(line, Math.min(max, line.length * 2));
+                if (!tooLong) {
+                    if (length + run > line.length) {
+                        line = java.util.Arrays.copyOf(line, Math.min(max, Math.max(line.length * 2, length + run)));
+                    }
+                    System.arraycopy(buffer, pos, line, length, run);
+                    length += run;
                 }
-                line[length++] = b;
+                pos = end;
+                if (end < limit) {
+                    pos++; // the newline
+                    break;
+                }
             }
             lineNumber++;
             if (tooLong) {
@@ -204,6 +207,13 @@ final class NdjsonIngest {
                 length--;
             }
             return java.util.Arrays.copyOf(line, length);
+        }
+
+        private boolean fill() throws IOException {
+            int n = in.read(buffer);
+            pos = 0;
+            limit = Math.max(n, 0);
+            return n > 0;
         }
     }
 }

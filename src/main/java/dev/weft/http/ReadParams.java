@@ -32,18 +32,29 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns) {
         DocumentPolicy policy = api.policy(ns);
-        List<String> filters = ex.params("filter");
         Filter filter = filterOnly(ex, api, ns);
         Optional<Projection> projection = projection(ex, api, policy);
         Sort sort = sort(ex, api, policy);
         int page = intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
-        ReadMode readMode = api.readMode(ex, ns);
-        String key = ns + "|" + String.join("\u0001", filters) + "|" + String.join("\u0001", ex.params("keys"))
-                + "|" + String.join("\u0001", ex.params("sort")) + "|" + page + "|" + pageSize + "|" + hint.orElse("") + "|" + readMode.text()
+        return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint,
+                api.readMode(ex, ns), cacheKey(ex, ns), policy);
+    }
+
+    /**
+     * The result cache key of a list read, made of the raw parameters and the permission: equal
+     * raw parameters parse to the same query, so a cache hit needs no parsing at all. The raw
+     * {@code readMode} is part of it: with the collection's properties fixed (changing them
+     * changes every version, see {@link dev.weft.store.Store#version}), equal raw values resolve
+     * to the same read mode, so a result read from a replica is never served to a primary read.
+     */
+    static String cacheKey(Exchange ex, Namespace ns) {
+        return "list|" + ns + "|" + String.join("\u0001", ex.params("filter")) + "|" + String.join("\u0001", ex.params("keys"))
+                + "|" + String.join("\u0001", ex.params("sort")) + "|" + ex.param("page").orElse("")
+                + "|" + ex.param("pagesize").orElse("") + "|" + ex.param("hint").orElse("")
+                + "|" + ex.param(Api.READ_MODE).orElse("")
                 + "|" + ex.permission().cacheKey();
-        return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint, readMode, key, policy);
     }
 
     /** The client's filters narrowed by the read filter, for {@code _size} and every other read. */

@@ -15,7 +15,10 @@ import java.util.Optional;
  * ({@code result-cache-max-bytes}); least recently used entries go first.
  */
 final class ResultCache {
-    private record Cached(long version, byte[] body) {}
+    private record Cached(long version, Answer answer) {}
+
+    /** A cached response body, and the document's etag when the response is one document. */
+    record Answer(byte[] body, Optional<String> etag) {}
 
     private final int maxEntries;
     private final int maxBytes;
@@ -32,7 +35,7 @@ final class ResultCache {
         };
     }
 
-    Optional<byte[]> get(String key, long version) {
+    Optional<Answer> get(String key, long version) {
         if (maxEntries == 0) {
             return Optional.empty();
         }
@@ -40,15 +43,15 @@ final class ResultCache {
         synchronized (entries) {
             entry = entries.get(key);
         }
-        return entry != null && entry.version == version ? Optional.of(entry.body) : Optional.empty();
+        return entry != null && entry.version == version ? Optional.of(entry.answer) : Optional.empty();
     }
 
-    void put(String key, long version, byte[] body) {
-        if (maxEntries == 0 || body.length > maxBytes) {
+    void put(String key, long version, Answer answer) {
+        if (maxEntries == 0 || answer.body().length > maxBytes) {
             return;
         }
         synchronized (entries) {
-            entries.put(key, new Cached(version, body));
+            entries.put(key, new Cached(version, answer));
         }
     }
 }

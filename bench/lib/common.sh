@@ -1,0 +1,223 @@
+# Sourced by Weft's benchmark scripts. Needs bash 4+, set -euo pipefail in the caller.
+# Provides: bench_init, ensure_tools, find_jdk25, free_port, wait_http, start_weft, start_nginx,
+# wrk_run (sets WRK_* variables), auth hook (AUTH_HEADER / curl_auth), versions, table helpers.
+
+BENCH_LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BENCH_DIR="$(dirname "$BENCH_LIB")"
+REPO_ROOT="$(dirname "$BENCH_DIR")"
+BENCH_PIDS=()
+BENCH_TMP=""
+
+log() { printf '%s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+bench_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${BENCH_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${BENCH_PIDS[@]}"; do
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ]; then
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then log "bench: kept $BENCH_TMP"; else rm -rf "$BENCH_TMP"; fi
+  fi
+  exit "$rc"
+}
+
+# bench_init NAME "$@": prints the command line, makes the temp dir, installs the trap.
+bench_init() {
+  local name=$1; shift
+  printf '$ %s' "${BENCH_CMD:-./weft bench $name}"; [ $# -eq 0 ] || printf ' %q' "$@"; printf '\n'
+  BENCH_TMP=$(mktemp -d "/tmp/weft-bench-$name.XXXXXX")
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  ensure_tools
+}
+
+track_pid() { BENCH_PIDS+=("$1"); }
+
+# Stops one tracked process now (TERM, then KILL after 10 s) and forgets it.
+stop_pid() {
+  local pid=$1 p keep=()
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  for p in "${BENCH_PIDS[@]}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
+  BENCH_PIDS=("${keep[@]}")
+}
+
+NGINX_BIN=""
+ensure_tools() {
+  local missing=()
+  command -v wrk >/dev/null || missing+=(wrk)
+  if command -v nginx >/dev/null; then NGINX_BIN=$(command -v nginx)
+  elif [ -x /usr/sbin/nginx ]; then NGINX_BIN=/usr/sbin/nginx
+  else missing+=(nginx); fi
+  command -v curl >/dev/null || missing+=(curl)
+  command -v python3 >/dev/null || missing+=(python3)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "bench: installing ${missing[*]} from Debian's packages"
+    local sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get install -y "${missing[@]}" >&2 \
+      || { "${sudo[@]}" apt-get update >&2 && "${sudo[@]}" apt-get install -y "${missing[@]}" >&2; } \
+      || die "could not install ${missing[*]}"
+    NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
+  fi
+  # A Debian nginx install starts a system service on port 80; it is not ours and not in the way.
+}
+
+find_jdk25() {
+  local c candidates=()
+  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+  candidates+=(/usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25-* /usr/lib/jvm/*25* /opt/java/*25*)
+  for c in "${candidates[@]}"; do
+    if [ -x "$c/bin/java" ] && "$c/bin/java" -version 2>&1 | grep -q 'version "25'; then
+      echo "$c"; return 0
+    fi
+  done
+  die "no JDK 25 found under /usr/lib/jvm; install temurin-25-jdk or set JAVA_HOME"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_http URL TIMEOUT_S [PID]: until URL answers 200; fails if PID dies or time runs out.
+wait_http() {
+  local url=$1 timeout=$2 pid=${3:-} deadline=$((SECONDS + $2))
+  while [ $SECONDS -lt $deadline ]; do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "${CURL_AUTH[@]}" "$url" 2>/dev/null)" = 200 ]; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
+
+# --- authentication -------------------------------------------------------------------------
+# Weft denies anonymous requests (docs/security.md), so every request of a benchmark (wrk and
+# curl) carries Basic credentials of user admin. The benchmark's Weft starts on an empty data
+# dir, so it creates admin with WEFT_ADMIN_PASSWORD: taken from the environment if set, else a
+# random one made here and exported to Weft (start_weft calls auth_enable).
+AUTH_HEADER=""
+CURL_AUTH=()
+WRK_AUTH=()
+auth_enable() {
+  if [ -z "${WEFT_ADMIN_PASSWORD:-}" ]; then
+    WEFT_ADMIN_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+  fi
+  export WEFT_ADMIN_PASSWORD
+  AUTH_HEADER="Authorization: Basic $(printf 'admin:%s' "$WEFT_ADMIN_PASSWORD" | base64 -w0)"
+  CURL_AUTH=(-H "$AUTH_HEADER")
+  WRK_AUTH=(-H "$AUTH_HEADER")
+}
+
+# --- Weft ----------------------------------------------------------------------------------
+WEFT_PORT=""; WEFT_PID=""; WEFT_URL=""
+start_weft() {
+  auth_enable
+  WEFT_PORT=$(free_port)
+  local data="$BENCH_TMP/weft-data"; mkdir -p "$data"
+  log "bench: starting Weft on port $WEFT_PORT (data $data, log $BENCH_TMP/weft.log)"
+  ( cd "$REPO_ROOT" && exec ./weft start --port "$WEFT_PORT" --data "$data" ) >"$BENCH_TMP/weft.log" 2>&1 &
+  WEFT_PID=$!; track_pid "$WEFT_PID"
+  WEFT_URL="http://127.0.0.1:$WEFT_PORT"
+  if ! wait_http "$WEFT_URL/ping" "${WEFT_START_TIMEOUT:-300}" "$WEFT_PID"; then
+    tail -n 30 "$BENCH_TMP/weft.log" >&2 || true
+    die "Weft did not answer GET /ping with 200"
+  fi
+}
+
+# weft_call METHOD PATH [curl args...]: prints the body; fails unless the status is 2xx.
+# Sets CALL_STATUS. Body in $BENCH_TMP/last-body, headers in $BENCH_TMP/last-headers.
+CALL_STATUS=""
+weft_call() {
+  local method=$1 path=$2; shift 2
+  CALL_STATUS=$(curl -s -X "$method" -o "$BENCH_TMP/last-body" -D "$BENCH_TMP/last-headers" \
+    -w '%{http_code}' --max-time "${CALL_TIMEOUT:-600}" "${CURL_AUTH[@]}" "$@" "$WEFT_URL$path") || true
+  case "$CALL_STATUS" in
+    2*) cat "$BENCH_TMP/last-body" ;;
+    *) log "bench: $method $path answered ${CALL_STATUS:-nothing}: $(head -c 400 "$BENCH_TMP/last-body" 2>/dev/null)"; return 1 ;;
+  esac
+}
+
+# --- nginx ---------------------------------------------------------------------------------
+NGINX_WORKERS=${NGINX_WORKERS:-auto}
+NGINX_PORT=""; NGINX_PID=""; NGINX_URL=""
+# start_nginx ROUTES_FILE   (see nginx-conf.py for the route format; not in a pipe: it sets globals)
+start_nginx() {
+  local routes=$1
+  NGINX_PORT=$(free_port)
+  local dir="$BENCH_TMP/nginx"; rm -rf "$dir"; mkdir -p "$dir"; chmod 755 "$dir"
+  python3 "$BENCH_LIB/nginx-conf.py" "$dir" "$NGINX_PORT" "$NGINX_WORKERS" <"$routes"
+  "$NGINX_BIN" -t -q -p "$dir" -c "$dir/nginx.conf" 2>&1 | grep -v 'the "user" directive' >&2 || true
+  "$NGINX_BIN" -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/error.log" &
+  NGINX_PID=$!; track_pid "$NGINX_PID"
+  NGINX_URL="http://127.0.0.1:$NGINX_PORT"
+  local deadline=$((SECONDS + 20))
+  until curl -s -o /dev/null --max-time 1 "$NGINX_URL/" 2>/dev/null; do
+    kill -0 "$NGINX_PID" 2>/dev/null || { cat "$dir/error.log" >&2; die "nginx did not start"; }
+    [ $SECONDS -lt $deadline ] || die "nginx did not answer"
+    sleep 0.1
+  done
+}
+
+# --- wrk -----------------------------------------------------------------------------------
+# wrk_run LUA_FILE_OR_EMPTY URL WRK_ARGS...: runs wrk with report.lua (plus the given script),
+# sets WRK_RPS WRK_P50 WRK_P99 WRK_REQUESTS WRK_ERRORS WRK_NON2XX WRK_EXTRA_* and keeps the
+# raw output in $BENCH_TMP/wrk-last.txt.
+WRK_SEQ=0
+wrk_run() {
+  local script=$1 url=$2; shift 2
+  WRK_SEQ=$((WRK_SEQ + 1))
+  local lua="$BENCH_TMP/wrk-$WRK_SEQ.lua" out="$BENCH_TMP/wrk-$WRK_SEQ.txt"
+  cat "$BENCH_LIB/report.lua" > "$lua"
+  [ -n "$script" ] && cat "$script" >> "$lua"
+  log "bench:   wrk $* ${WRK_AUTH:+(auth)} $url"
+  timeout --signal=INT --kill-after=30 "${WRK_TIMEOUT:-900}" \
+    wrk "$@" "${WRK_AUTH[@]}" --latency -s "$lua" "$url" > "$out" 2>&1 || {
+      cat "$out" >&2; die "wrk failed on $url"; }
+  cp "$out" "$BENCH_TMP/wrk-last.txt"
+  local line; line=$(grep '^WRKRESULT ' "$out" | tail -n 1) || { cat "$out" >&2; die "no result from wrk"; }
+  WRK_RPS=""; WRK_P50=""; WRK_P99=""; WRK_REQUESTS=""; WRK_SECONDS=""
+  local kv k v errs=0 kinds=""
+  for kv in ${line#WRKRESULT }; do
+    case "$kv" in err_*=0) ;; err_*) kinds="$kinds ${kv#err_}" ;; esac
+    k=${kv%%=*}; v=${kv#*=}
+    case "$k" in
+      rps) WRK_RPS=$v ;; p50_ms) WRK_P50=$v ;; p99_ms) WRK_P99=$v ;;
+      requests) WRK_REQUESTS=$v ;; seconds) WRK_SECONDS=$v ;;
+      non2xx) WRK_NON2XX=$v ;;
+      err_*) errs=$((errs + v)) ;;
+      *) printf -v "WRK_EXTRA_$k" '%s' "$v" ;;
+    esac
+  done
+  WRK_ERRORS=$errs
+  if [ "${WRK_NON2XX:-0}" != 0 ] || [ "$errs" != 0 ]; then
+    log "bench:   WARNING: $WRK_NON2XX non-2xx answers, $errs socket errors (${kinds# }) on $url"
+    WRK_WARNINGS=$(( ${WRK_WARNINGS:-0} + 1 ))
+  fi
+}
+
+# --- output --------------------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f%%", 100 * a / b; else printf "n/a" }'; }
+fmt0() { awk -v a="$1" 'BEGIN { printf "%.0f", a }'; }
+fmt2() { awk -v a="$1" 'BEGIN { printf "%.2f", a }'; }
+
+print_machine() {
+  local java_home; java_home=$(find_jdk25)
+  echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(uname -sr), $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
+  echo "load generator: $(wrk -v 2>&1 | head -n1 | awk '{print $1, $2}') on the same cores; reference: nginx $("$NGINX_BIN" -v 2>&1 | sed 's/.*nginx\///'), worker_processes $NGINX_WORKERS, fixed bytes from memory"
+  echo "java: $("$java_home/bin/java" -version 2>&1 | sed -n 2p)"
+  echo "weft: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO_ROOT" diff --quiet 2>/dev/null || echo ' (dirty)') $(git -C "$REPO_ROOT" rev-parse --abbrev-ref HEAD 2>/dev/null)"
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: figures are comparable only within one run)"
+}
