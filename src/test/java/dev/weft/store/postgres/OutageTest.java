@@ -83,6 +83,8 @@ class OutageTest {
                 f.get();
             }
 
+            System.out.printf("outage: %d writes acknowledged, statuses %s, first write %d ms after the restart,"
+                    + " slowest request %d ms%n", acknowledged.size(), statuses, recoveryMs, slowest.get() / 1_000_000);
             assertThat(ackedBeforeStop).as("writes before the stop").isPositive();
             assertThat(ackedWhileDown).as("a write acknowledged while PostgreSQL is down").isFalse();
             assertThat(statuses.get(503)).as("503s while down: " + statuses).isNotNull();
