@@ -35,6 +35,14 @@ import java.util.function.Function;
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
  *                             collection they came from
  * @param resultCacheMaxBytes  largest single result kept in the result cache
+ * @param streamRetentionEvents change events kept for resuming streams, newest first
+ * @param streamRetentionMs    change events older than this are discarded (resuming before
+ *                             them is refused, never answered with a gap)
+ * @param streamClientQueue    events queued for one stream client; a client that lets its queue
+ *                             fill is disconnected (WebSocket close 1013, SSE stream end)
+ * @param streamHeartbeatMs    interval of WebSocket pings and SSE comments on idle streams
+ * @param streamDispatchQueue  commits waiting for the stream dispatcher; past it the dispatcher
+ *                             catches up from the event log instead of holding them in memory
  * @param store                where documents live: {@code sqlite} (the embedded store in
  *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
  * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
@@ -70,6 +78,11 @@ public record Settings(
         long idleTimeoutMs,
         int resultCacheEntries,
         int resultCacheMaxBytes,
+        long streamRetentionEvents,
+        long streamRetentionMs,
+        int streamClientQueue,
+        long streamHeartbeatMs,
+        int streamDispatchQueue,
         String store,
         int pgPoolSize,
         long pgTimeoutMs,
@@ -143,6 +156,11 @@ public record Settings(
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
                 r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE),
+                r.longValue("stream-retention-events", 1_000_000, 1, Long.MAX_VALUE),
+                r.longValue("stream-retention-ms", 24L * 3600 * 1000, 1, Long.MAX_VALUE),
+                r.integer("stream-client-queue", 1000, 1, 1_000_000),
+                r.longValue("stream-heartbeat-ms", 15_000, 100, 3_600_000),
+                r.integer("stream-dispatch-queue", 10_000, 1, 10_000_000),
                 store(r.string("store", "sqlite")),
                 r.integer("pg-pool-size", 16, 1, 1000),
                 r.longValue("pg-timeout-ms", 5_000, 1_000, 600_000),
@@ -229,6 +247,11 @@ public record Settings(
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");
         d.put("result-cache-max-bytes", "largest single cached result (1 MiB)");
+        d.put("stream-retention-events", "change events kept for resuming streams (1000000)");
+        d.put("stream-retention-ms", "change events older than this are discarded (86400000 = 24 h)");
+        d.put("stream-client-queue", "events queued per stream client before it is cut off (1000)");
+        d.put("stream-heartbeat-ms", "WebSocket ping / SSE comment interval on streams (15000)");
+        d.put("stream-dispatch-queue", "commits queued for the stream dispatcher before it reads the log (10000)");
         d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
         d.put("pg-pool-size", "connections in the PostgreSQL pool, and in each replica's (16)");
         d.put("pg-timeout-ms", "longest wait for a PostgreSQL connection before 503 (5000)");

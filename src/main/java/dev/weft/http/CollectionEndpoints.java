@@ -7,6 +7,7 @@ import dev.weft.store.Namespace;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.stream.StreamQuery;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,16 +45,11 @@ final class CollectionEndpoints {
             return;
         }
         long version = api.store().version(ns);
-        boolean count = ex.hasParam("count");
-        if (!count) {
-            Optional<ResultCache.Answer> cached = api.cache().get(ReadParams.cacheKey(ex, ns), version);
-            if (cached.isPresent()) {
-                ex.sendJson(200, cached.get().body());
-                return;
-            }
+        if (answerFromCache(ex)) {
+            return;
         }
         ReadParams params = ReadParams.parse(ex, api, ns);
-        if (count) {
+        if (params.count()) {
             long total = api.store().count(ns, params.filter(), params.readMode());
             ex.setHeader("X-Total-Count", Long.toString(total));
             long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
@@ -63,6 +59,17 @@ final class CollectionEndpoints {
         byte[] body = page(ns, params);
         api.cache().put(params.cacheKey(), version, new ResultCache.Answer(body, Optional.empty()));
         ex.sendJson(200, body);
+    }
+
+    /** A page answered from the result cache; never for {@code count}, whose total is not cached. */
+    boolean answerFromCache(Exchange ex) {
+        if (ex.hasParam("count") || ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
+            return false;
+        }
+        Namespace ns = api.namespace(ex);
+        Optional<ResultCache.Answer> cached = api.cache().get(ReadParams.cacheKey(ex, ns), api.store().version(ns));
+        cached.ifPresent(answer -> ex.sendJson(200, answer.body()));
+        return cached.isPresent();
     }
 
     private byte[] page(Namespace ns, ReadParams params) {
@@ -179,6 +186,7 @@ final class CollectionEndpoints {
         Namespace ns = api.namespace(ex);
         ObjectNode properties = api.objectBody(ex);
         Api.checkModes(properties);
+        StreamQuery.validateDefinitions(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));
         ex.sendEmpty(created ? 201 : 200);

@@ -30,14 +30,30 @@ final class DocumentEndpoints {
     void get(Exchange ex) {
         Namespace ns = api.namespace(ex);
         long version = api.store().version(ns);
-        String key = "doc|" + ns + "|" + ex.pathParam("id") + "|" + ex.param("id_type").orElse("")
-                + "|" + String.join("\u0001", ex.params("keys")) + "|" + ex.param(Api.READ_MODE).orElse("")
-                + "|" + ex.permission().cacheKey();
+        String key = cacheKey(ex, ns);
         Optional<ResultCache.Answer> cached = api.cache().get(key, version);
         ResultCache.Answer answer = cached.isPresent() ? cached.get() : read(ex, ns);
         if (cached.isEmpty()) {
             api.cache().put(key, version, answer);
         }
+        respond(ex, answer);
+    }
+
+    boolean answerFromCache(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        Optional<ResultCache.Answer> cached = api.cache().get(cacheKey(ex, ns), api.store().version(ns));
+        cached.ifPresent(answer -> respond(ex, answer));
+        return cached.isPresent();
+    }
+
+    private static String cacheKey(Exchange ex, Namespace ns) {
+        return "doc|" + ns + "|" + ex.pathParam("id") + "|" + ex.param("id_type").orElse("")
+                + "|" + String.join("\u0001", ex.params("keys")) + "|" + ex.param(Api.READ_MODE).orElse("")
+                + "|" + ex.permission().cacheKey();
+    }
+
+    /** The document with its ETag, or 304 when the client has this version (If-None-Match). */
+    private static void respond(Exchange ex, ResultCache.Answer answer) {
         if (answer.etag().isPresent()) {
             String etag = answer.etag().get();
             ex.setHeader("ETag", etag);

@@ -12,12 +12,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
+import org.eclipse.jetty.websocket.server.WebSocketCreator;
 
 /**
  * One request and its response, as the endpoints see it: path parameters from the route table,
@@ -205,6 +209,52 @@ public final class Exchange implements AuthRequest {
                 }
             }
         };
+    }
+
+    /**
+     * Upgrades the request to a WebSocket served by what {@code creator} makes; false (and
+     * nothing answered) when the request is not a WebSocket upgrade.
+     */
+    boolean upgrade(ServerWebSocketContainer container, WebSocketCreator creator) {
+        if (!container.upgrade(creator, request, response, callback)) {
+            return false;
+        }
+        markAnswered(101);
+        return true;
+    }
+
+    /**
+     * Starts a response that stays open after the endpoint returns (an SSE stream), written
+     * asynchronously so that no thread waits for the client; {@link AsyncStream#end} or
+     * {@link AsyncStream#abort} completes the exchange.
+     */
+    AsyncStream openAsync(int status, String contentType) {
+        markAnswered(status);
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        return new AsyncStream();
+    }
+
+    /** The open response of {@link #openAsync}: one write at a time (the caller's duty), completed once. */
+    final class AsyncStream {
+        private final AtomicBoolean completed = new AtomicBoolean();
+
+        void write(byte[] bytes, Runnable ok, Consumer<Throwable> failed) {
+            response.write(false, ByteBuffer.wrap(bytes), Callback.from(ok, failed));
+        }
+
+        void end() {
+            if (completed.compareAndSet(false, true)) {
+                response.write(true, null, callback);
+            }
+        }
+
+        void abort(Throwable why) {
+            if (completed.compareAndSet(false, true)) {
+                callback.failed(why);
+            }
+        }
     }
 
     private void markAnswered(int status) {

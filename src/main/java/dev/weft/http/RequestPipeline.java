@@ -6,6 +6,9 @@ import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import dev.weft.security.Permission;
+import dev.weft.security.Principal;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -21,10 +24,16 @@ import org.slf4j.LoggerFactory;
  * unless the request says {@code No-Auth-Challenge} (so browsers show no login dialog). Every
  * request is observed once in {@link Metrics}.
  *
- * <p>Jetty calls this handler on a virtual thread (it is a blocking handler and the thread pool
- * has a virtual-thread executor), so endpoints block freely.
+ * <p>Threads: Jetty calls {@link #handle} on the thread that parsed the request (a selector
+ * thread; this handler declares itself non-blocking). There, a GET that memory alone can answer
+ * (principal from the credential cache, permission from the compiled rules, response from the
+ * {@link ResultCache}) is answered at once; handing a request to a new virtual thread costs about
+ * as much CPU as Jetty's whole request handling (docs/decisions/0001). Every other request, and
+ * any request the memory path has a doubt about, runs the stages on its own virtual thread,
+ * where endpoints block freely. The memory path never blocks and never answers differently from
+ * the stages: it only serves what the stages cached for the same key.
  */
-final class RequestPipeline extends Handler.Abstract {
+final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private static final Logger LOG = LoggerFactory.getLogger(RequestPipeline.class);
 
     private final Routes routes;
@@ -33,9 +42,11 @@ final class RequestPipeline extends Handler.Abstract {
     private final Metrics metrics;
     private final Cors cors;
     private final long maxBodyBytes;
+    private final Executor requestThreads;
 
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, Metrics metrics, Cors cors,
-                    long maxBodyBytes) {
+                    long maxBodyBytes, Executor requestThreads) {
+        this.requestThreads = requestThreads;
         this.routes = routes;
         this.authenticator = authenticator;
         this.authorizer = authorizer;
@@ -46,6 +57,50 @@ final class RequestPipeline extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        if (!answerFromMemory(request, response, callback)) {
+            requestThreads.execute(() -> runStages(request, response, callback));
+        }
+        return true;
+    }
+
+    /**
+     * The memory-only path (see the class comment). Declines, having sent nothing, on anything
+     * but a plain GET of a route with a {@link CachedRead}, on credentials or rules not in memory,
+     * on a CORS request, on a cache miss, and on any error (the stages then report it).
+     */
+    private boolean answerFromMemory(Request request, Response response, Callback callback) {
+        if (!request.getMethod().equals("GET") || request.getHeaders().contains("Origin")) {
+            return false;
+        }
+        long start = System.nanoTime();
+        try {
+            Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
+            CachedRead read = match.map(m -> m.route().fromCache().get("GET")).orElse(null);
+            if (read == null) {
+                return false;
+            }
+            Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
+            Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
+            if (principal.isEmpty()) {
+                return false;
+            }
+            Optional<Permission> permission = authorizer.authorizeFromMemory(principal.get(), "GET", match.get().segments());
+            if (permission.isEmpty()) {
+                return false;
+            }
+            exchange.principal(principal.get());
+            exchange.permission(permission.get());
+            if (!read.answerFromCache(exchange)) {
+                return false;
+            }
+            metrics.observe(match.get().route().template(), "GET", exchange.status(), System.nanoTime() - start);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void runStages(Request request, Response response, Callback callback) {
         long start = System.nanoTime();
         String method = request.getMethod();
         String template = "unmatched";
@@ -53,7 +108,7 @@ final class RequestPipeline extends Handler.Abstract {
         try {
             if (cors.apply(exchange)) {
                 template = "preflight";
-                return true;
+                return;
             }
             Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
             if (match.isEmpty()) {
@@ -77,7 +132,6 @@ final class RequestPipeline extends Handler.Abstract {
         } finally {
             metrics.observe(template, method, exchange.answered() ? exchange.status() : 500, System.nanoTime() - start);
         }
-        return true;
     }
 
     private static void answerError(Exchange exchange, int status, String message) {

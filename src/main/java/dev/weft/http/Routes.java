@@ -16,7 +16,11 @@ import java.util.Optional;
  * otherwise match.
  */
 final class Routes {
-    record Route(String template, String[] segments, Map<String, Endpoint> methods) {}
+    /**
+     * A path template, its endpoint per method, and per method the {@link CachedRead} that may
+     * answer from memory before the endpoint would run.
+     */
+    record Route(String template, String[] segments, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {}
 
     /** A matched route, its path parameters, and every decoded path segment (what access rules see). */
     record Match(Route route, Map<String, String> params, List<String> segments) {}
@@ -37,10 +41,12 @@ final class Routes {
         b.route("/{db}/{coll}/_size").get(e.collections()::size);
         b.route("/{db}/{coll}/_indexes").get(e.indexes()::list);
         b.route("/{db}/{coll}/_indexes/{name}").put(managed(e.indexes()::put)).delete(managed(e.indexes()::drop));
+        b.route("/{db}/{coll}/_streams").get(e.streams()::adhoc);
+        b.route("/{db}/{coll}/_streams/{name}").get(e.streams()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
-        b.route("/{db}/{coll}/{id}").get(e.documents()::get).put(e.documents()::put)
+        b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);
-        b.route("/{db}/{coll}").get(e.collections()::list).post(e.collections()::post)
+        b.route("/{db}/{coll}").get(e.collections()::list, e.collections()::answerFromCache).post(e.collections()::post)
                 .put(managed(e.collections()::put)).delete(managed(e.collections()::drop));
         return new Routes(b.routes);
     }
@@ -109,13 +115,15 @@ final class Routes {
 
         RouteBuilder route(String template) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
-            routes.add(new Route(template, split(template), methods));
-            return new RouteBuilder(methods);
+            Map<String, CachedRead> fromCache = new LinkedHashMap<>();
+            routes.add(new Route(template, split(template), methods, fromCache));
+            return new RouteBuilder(methods, fromCache);
         }
     }
 
-    private record RouteBuilder(Map<String, Endpoint> methods) {
+    private record RouteBuilder(Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {
         RouteBuilder get(Endpoint e) { methods.put("GET", e); return this; }
+        RouteBuilder get(Endpoint e, CachedRead cached) { fromCache.put("GET", cached); return get(e); }
         RouteBuilder post(Endpoint e) { methods.put("POST", e); return this; }
         RouteBuilder put(Endpoint e) { methods.put("PUT", e); return this; }
         RouteBuilder patch(Endpoint e) { methods.put("PATCH", e); return this; }

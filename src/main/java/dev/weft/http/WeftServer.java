@@ -7,11 +7,14 @@ import dev.weft.observe.Metrics;
 import dev.weft.security.Authorizer;
 import dev.weft.security.Security;
 import dev.weft.store.Store;
+import dev.weft.stream.StreamHub;
+import java.time.Duration;
 import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -23,11 +26,12 @@ import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 
 /**
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
  * Selectors and acceptors stay on a few platform threads; every request runs on its own virtual
- * thread, so handlers block. Open connections are capped ({@code max-connections}) and idle ones
+ * thread unless memory alone answers it (see RequestPipeline), so handlers block. Open connections are capped ({@code max-connections}) and idle ones
  * closed ({@code idle-timeout-ms}). With {@code tls-cert-file} and {@code tls-key-file} a second,
  * HTTPS listener serves the same API on {@code tls-port} (HTTP/1.1 over TLS; the certificate is
  * read once at start). Stopping is graceful: the listener closes, in-flight requests
@@ -35,21 +39,33 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class WeftServer implements AutoCloseable {
     private static final long STOP_GRACE_MS = 10_000;
+    /**
+     * One selector per core: cached reads are answered on the selector threads, so one selector
+     * would cap them at one core.
+     */
+    private static final int SELECTORS = Runtime.getRuntime().availableProcessors();
+
+    /** The hub keeps one write in flight per client, plus a ping or a close frame. */
+    private static final int MAX_OUTGOING_FRAMES = 8;
+    /** Stream clients send nothing but control frames; a larger message is refused. */
+    private static final int MAX_INCOMING_MESSAGE = 4096;
 
     private final Server server;
     private final ServerConnector connector;
+    private final Optional<StreamHub> streams;
     private final Optional<ServerConnector> tlsConnector;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
         threads.setName("weft-io");
-        threads.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory()));
+        Executor requestThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory());
+        threads.setVirtualThreadsExecutor(requestThreads);
         server = new Server(threads);
 
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendDateHeader(false);
-        connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        connector = new ServerConnector(server, 1, SELECTORS, new HttpConnectionFactory(http));
         connector.setHost(settings.bind());
         connector.setPort(settings.port());
         connector.setIdleTimeout(settings.idleTimeoutMs());
@@ -62,9 +78,16 @@ public final class WeftServer implements AutoCloseable {
 
         Metrics metrics = new Metrics();
         Api api = Api.of(store, settings, security.policies());
-        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics)),
+        streams = store.eventLog().map(log -> new StreamHub(log, api.json(), settings));
+        ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
+        webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
+        webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
+        webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
+        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets);
+        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 security.authenticator(), authorizer, metrics,
-                new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes());
+                new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
+                requestThreads);
         server.setHandler(new GracefulHandler(pipeline));
         server.setStopTimeout(STOP_GRACE_MS);
         server.setStopAtShutdown(false);
@@ -110,13 +133,20 @@ public final class WeftServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
+    /** The change-stream engine, when the store keeps an event log. */
+    public Optional<StreamHub> streams() {
+        return streams;
+    }
+
     /** The HTTPS port actually bound, when TLS is enabled. */
     public Optional<Integer> tlsPort() {
         return tlsConnector.map(ServerConnector::getLocalPort);
     }
 
+    /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */
     @Override
     public void close() throws Exception {
+        streams.ifPresent(StreamHub::close);
         server.stop();
     }
 }

@@ -67,19 +67,48 @@ final class Authentication implements Authenticator {
         }
     }
 
-    private Principal basic(String credentials, AuthRequest request) {
-        String decoded;
+    /** A Basic credential split into name and secret; a 401 when it is malformed. */
+    private record BasicCredentials(String name, String secret) {
+        static BasicCredentials parse(String encoded) {
+            String decoded;
+            try {
+                decoded = new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw new WeftException(401, "malformed Basic credentials");
+            }
+            int colon = decoded.indexOf(':');
+            if (colon <= 0) {
+                throw new WeftException(401, "malformed Basic credentials");
+            }
+            return new BasicCredentials(decoded.substring(0, colon), decoded.substring(colon + 1));
+        }
+    }
+
+    @Override
+    public Optional<Principal> authenticateFromMemory(AuthRequest request) {
+        Optional<String> authorization = request.header("Authorization");
+        if (authorization.isEmpty()) {
+            return Optional.of(Principal.ANONYMOUS);
+        }
+        String value = authorization.get().trim();
+        if (!value.regionMatches(true, 0, "Basic ", 0, 6) || guard.refusedFor(request.remoteAddress()).isPresent()) {
+            return Optional.empty();
+        }
+        BasicCredentials credentials;
         try {
-            decoded = new String(Base64.getDecoder().decode(credentials), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw new WeftException(401, "malformed Basic credentials");
+            credentials = BasicCredentials.parse(value.substring(6).trim());
+        } catch (WeftException e) {
+            return Optional.empty();
         }
-        int colon = decoded.indexOf(':');
-        if (colon <= 0) {
-            throw new WeftException(401, "malformed Basic credentials");
-        }
-        String name = decoded.substring(0, colon);
-        String secret = decoded.substring(colon + 1);
+        long version = users.version();
+        return cache.get(cache.key(credentials.name(), credentials.secret()), version)
+                .map(user -> answered(user, version, request));
+    }
+
+    private Principal basic(String encoded, AuthRequest request) {
+        BasicCredentials credentials = BasicCredentials.parse(encoded);
+        String name = credentials.name();
+        String secret = credentials.secret();
         long version = users.version();
         CredentialCache.Key key = cache.key(name, secret);
         Optional<UsersCollection.User> user = cache.get(key, version);
@@ -90,12 +119,16 @@ final class Authentication implements Authenticator {
             user = byPassword(name, secret);
             user.ifPresent(u -> cache.put(key, u, version));
         }
-        UsersCollection.User u = user.orElseThrow(() -> new WeftException(401, "wrong user name or password"));
-        tokens.issue(u, version).ifPresent(t -> {
+        return answered(user.orElseThrow(() -> new WeftException(401, "wrong user name or password")), version, request);
+    }
+
+    /** A Basic login succeeded: the answer carries the user's auth token. */
+    private Principal answered(UsersCollection.User user, long version, AuthRequest request) {
+        tokens.issue(user, version).ifPresent(t -> {
             request.setResponseHeader("Auth-Token", t.token());
             request.setResponseHeader("Auth-Token-Valid-Until", t.validUntil());
         });
-        return u.principal();
+        return user.principal();
     }
 
     private Optional<UsersCollection.User> byPassword(String name, String password) {

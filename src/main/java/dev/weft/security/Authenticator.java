@@ -1,5 +1,7 @@
 package dev.weft.security;
 
+import java.util.Optional;
+
 /**
  * The authenticate stage of the request path: turns a request's credentials into a
  * {@link Principal}, or {@link Principal#ANONYMOUS} when it carries none (the authorize stage
@@ -9,4 +11,13 @@ package dev.weft.security;
 @FunctionalInterface
 public interface Authenticator {
     Principal authenticate(AuthRequest request);
+
+    /**
+     * The principal when memory alone can tell it, without blocking and without side effects
+     * beyond response headers: no credentials, or credentials remembered by a cache. Empty means
+     * "ask {@link #authenticate}", never "refused".
+     */
+    default Optional<Principal> authenticateFromMemory(AuthRequest request) {
+        return Optional.empty();
+    }
 }

@@ -1,6 +1,7 @@
 package dev.weft.security;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The authorize stage of the request path: decides whether {@code principal} may call
@@ -11,4 +12,12 @@ import java.util.List;
 @FunctionalInterface
 public interface Authorizer {
     Permission authorize(Principal principal, String method, List<String> segments);
+
+    /**
+     * The permission when the rules in memory are current, without blocking; empty when they
+     * must be (re)loaded first or the request is refused (then {@link #authorize} says why).
+     */
+    default Optional<Permission> authorizeFromMemory(Principal principal, String method, List<String> segments) {
+        return Optional.empty();
+    }
 }

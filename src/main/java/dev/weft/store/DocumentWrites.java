@@ -85,7 +85,7 @@ public abstract class DocumentWrites<T, C> {
         }
         insertAll(tx, coll, docs, bodies);
         for (int i = 0; i < docs.size(); i++) {
-            event(events, coll, Operation.INSERT, docs.get(i), bodies.get(i), null);
+            event(events, coll, Operation.INSERT, docs.get(i), bodies.get(i), null, null);
         }
         return WriteResult.done(Outcome.CREATED, documents.size(), documents.size() == 1 ? etag : null);
     }
@@ -127,11 +127,11 @@ public abstract class DocumentWrites<T, C> {
         byte[] body = json.bytes(doc);
         if (old == null) {
             insert(tx, coll, doc, body);
-            event(events, coll, Operation.INSERT, doc, body, null);
+            event(events, coll, Operation.INSERT, doc, body, null, null);
             return WriteResult.done(Outcome.CREATED, 1, etag);
         }
         rewrite(tx, coll, old, doc, body);
-        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null);
+        event(events, coll, change, doc, body, change == Operation.UPDATE ? withEtag(description, doc) : null, old);
         return WriteResult.done(Outcome.UPDATED, 1, etag);
     }
 
@@ -146,7 +146,7 @@ public abstract class DocumentWrites<T, C> {
             return refused;
         }
         remove(tx, coll, old);
-        event(events, coll, Operation.DELETE, old, null, null);
+        event(events, coll, Operation.DELETE, old, null, null, old);
         return WriteResult.done(Outcome.DELETED, 1, null);
     }
 
@@ -164,7 +164,7 @@ public abstract class DocumentWrites<T, C> {
             stamp(doc);
             byte[] body = json.bytes(doc);
             rewrite(tx, coll, old, doc, body);
-            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc));
+            event(events, coll, Operation.UPDATE, doc, body, withEtag(description, doc), old);
             n++;
         }
         return WriteResult.done(Outcome.BULK_DONE, n, null);
@@ -179,7 +179,7 @@ public abstract class DocumentWrites<T, C> {
                 continue;
             }
             remove(tx, coll, old);
-            event(events, coll, Operation.DELETE, old, null, null);
+            event(events, coll, Operation.DELETE, old, null, null, old);
             n++;
         }
         return WriteResult.done(Outcome.BULK_DONE, n, null);
@@ -250,10 +250,12 @@ public abstract class DocumentWrites<T, C> {
         return new UpdateDescription(fields, d.removedFields());
     }
 
+    /** Records the change; {@code previous} (the pre-image, null for an insert) lets streams tell a document left a filter. */
     private void event(List<ChangeEvent> events, C coll, Operation op, ObjectNode doc, byte[] body,
-                              UpdateDescription description) {
+                       UpdateDescription description, ObjectNode previous) {
         if (events != null) {
-            events.add(new ChangeEvent(ns(coll), op, doc.get("_id"), body, description));
+            events.add(new ChangeEvent(ns(coll), op, doc.get("_id"), body, description,
+                    previous == null ? null : json.bytes(previous)));
         }
     }
 

@@ -100,6 +100,13 @@ public interface Store extends AutoCloseable {
         return writeAll(ops, Durability.HARD);
     }
 
+    // --- change events -------------------------------------------------------------------
+
+    /** The log of committed changes change streams read, when this store keeps one. */
+    default Optional<EventLog> eventLog() {
+        return Optional.empty();
+    }
+
     @Override
     void close();
 }

@@ -122,6 +122,10 @@ class AuthorizationMatrixTest {
                 row("/{db}/{coll}", "DELETE", "/db/other", null, 401, 403, 403, 409),
                 row("/{db}/{coll}/_size", "GET", "/db/notes/_size", null, 401, 200, 200, 200),
                 row("/{db}/{coll}/_size", "GET", "/db/other/_size", null, 401, 403, 403, 200),
+                row("/{db}/{coll}/_streams", "GET", "/db/notes/_streams", null, 401, 400, 400, 400), // neither WS nor SSE
+                row("/{db}/{coll}/_streams", "GET", "/db/other/_streams", null, 401, 403, 403, 400),
+                row("/{db}/{coll}/_streams/{name}", "GET", "/db/notes/_streams/nope", null, 401, 404, 404, 404),
+                row("/{db}/{coll}/_streams/{name}", "GET", "/db/other/_streams/nope", null, 401, 403, 403, 404),
                 row("/{db}/{coll}/_indexes", "GET", "/db/notes/_indexes", null, 401, 200, 200, 200),
                 row("/{db}/{coll}/_indexes", "GET", "/db/other/_indexes", null, 401, 403, 403, 200),
                 row("/{db}/{coll}/_indexes/{name}", "PUT", "/db/notes/_indexes/by-text", "{\"keys\":{\"text\":1}}",
@@ -186,8 +190,8 @@ class AuthorizationMatrixTest {
         Set<String> covered = new HashSet<>();
         matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
         Set<String> routes = new HashSet<>();
-        Routes.of(Endpoints.of(Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE),
-                        new Metrics())).all()
+        Api api = Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE);
+        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, java.util.Optional.empty(), null))).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }

@@ -69,6 +69,23 @@ public final class AclAuthorizer implements Authorizer {
 
     @Override
     public Permission authorize(Principal principal, String method, List<String> segments) {
+        return authorize(principal, method, segments, rules());
+    }
+
+    @Override
+    public Optional<Permission> authorizeFromMemory(Principal principal, String method, List<String> segments) {
+        Snapshot s = snapshot;
+        if (s.version() != store.version(ns)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(authorize(principal, method, segments, s.rules()));
+        } catch (WeftException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Permission authorize(Principal principal, String method, List<String> segments, List<Rule> rules) {
         boolean anonymous = principal.name().isEmpty();
         if (principal.roles().contains(ADMIN_ROLE) && !anonymous) {
             return Permission.ALL;
@@ -78,7 +95,7 @@ public final class AclAuthorizer implements Authorizer {
                     Optional.empty(), false, "");
         }
         RequestPredicate.Subject subject = new RequestPredicate.Subject(method, segments, principal);
-        for (Rule rule : rules()) {
+        for (Rule rule : rules) {
             if (rule.appliesTo(principal) && rule.predicate().test(subject)) {
                 return rule.permission(principal, System.currentTimeMillis(), limits, json);
             }

@@ -90,7 +90,14 @@ public final class PostgresStore implements Store {
     private final String channel;
     private final long lockKey;
     private volatile Catalog catalog;
-    private volatile Map<Long, Long> gens = Map.of();
+    /**
+     * The catalog and the {@code gen} of each collection it was loaded with, published together:
+     * a write must check the gens of the very catalog it plans with, or a reload between the two
+     * reads would let it skip an index another node just made.
+     */
+    private record Planned(Catalog catalog, Map<Long, Long> gens) {}
+
+    private volatile Planned planned = new Planned(null, Map.of());
     private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
     private final AtomicLong versionSeq = new AtomicLong();
     private final AtomicLong plans = new AtomicLong();
@@ -161,7 +168,7 @@ public final class PostgresStore implements Store {
             c.commit();
             Catalog before = catalog;
             catalog = fresh;
-            gens = Map.copyOf(g);
+            planned = new Planned(fresh, Map.copyOf(g));
             if (before != null) {
                 before.colls().keySet().forEach(this::bump);
             }
@@ -809,10 +816,9 @@ public final class PostgresStore implements Store {
             return List.of();
         }
         for (int attempt = 0; ; attempt++) {
-            // gens before the catalog: reload() publishes the catalog first, so these gens are
-            // never newer than the catalog (older ones only cost a reload and a retry)
-            Map<Long, Long> planned = gens;
-            Catalog cat = fresh(() -> ops.stream().allMatch(op -> catalog.colls().containsKey(op.ns())));
+            fresh(() -> ops.stream().allMatch(op -> catalog.colls().containsKey(op.ns())));
+            Planned plan = planned;
+            Catalog cat = plan.catalog();
             for (WriteOp op : ops) {
                 requireColl(cat, op.ns());
             }
@@ -823,7 +829,7 @@ public final class PostgresStore implements Store {
                     if (durability == Durability.SOFT) {
                         exec(c, "SET LOCAL synchronous_commit = off");
                     }
-                    List<WriteResult> results = run(c, cat, planned, ops, touched);
+                    List<WriteResult> results = run(c, plan, ops, touched);
                     if (results == null) {
                         c.rollback();
                         reload();
@@ -869,16 +875,16 @@ public final class PostgresStore implements Store {
      * The ops' results, or null when the catalog this node planned with is stale. Locks each
      * collection's catalog row in share mode first (see {@link #bumpGen}).
      */
-    private List<WriteResult> run(Connection c, Catalog cat, Map<Long, Long> planned, List<WriteOp> ops,
-                                  Set<Catalog.Coll> touched)
+    private List<WriteResult> run(Connection c, Planned plan, List<WriteOp> ops, Set<Catalog.Coll> touched)
             throws SQLException {
+        Catalog cat = plan.catalog();
         Set<Catalog.Coll> colls = new LinkedHashSet<>();
         ops.forEach(op -> colls.add(cat.colls().get(op.ns())));
         try (PreparedStatement ps = c.prepareStatement("SELECT gen FROM weft_colls WHERE id = ? FOR SHARE")) {
             for (Catalog.Coll coll : colls) {
                 ps.setLong(1, coll.id());
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || rs.getLong(1) != planned.getOrDefault(coll.id(), -1L)) {
+                    if (!rs.next() || rs.getLong(1) != plan.gens().getOrDefault(coll.id(), -1L)) {
                         return null;
                     }
                 }

@@ -13,6 +13,7 @@ import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
+import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Metadata;
@@ -56,7 +57,7 @@ import tools.jackson.databind.node.ObjectNode;
  * MongoDB's order of {@code _id}) and {@code body} the document's JSON exactly as served. Each
  * index is a table {@code i<id>(key, id)} maintained in the writer's transaction.
  */
-public final class SqliteStore implements Store {
+public final class SqliteStore implements Store, EventLog {
     private static final int CHUNK_ROWS = 1000;
     private static final int CHUNK_BYTES = 1 << 20;
     private static final Filter ALL = allFilter();
@@ -72,6 +73,7 @@ public final class SqliteStore implements Store {
     private final AtomicLong versionSeq = new AtomicLong();
     private final AtomicLong commitSeq = new AtomicLong();
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+    private final EventTable events;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
@@ -85,6 +87,11 @@ public final class SqliteStore implements Store {
             for (String ddl : Schema.TABLES) {
                 writerSql.exec(ddl);
             }
+            for (String ddl : EventTable.SCHEMA) {
+                writerSql.exec(ddl);
+            }
+            events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
+            events.load(writerSql);
             catalog = Catalog.load(writerSql.connection(), json);
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
@@ -94,9 +101,9 @@ public final class SqliteStore implements Store {
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
-        DocWrites docs = new DocWrites(json, () -> catalog, () -> !listeners.isEmpty());
+        DocWrites docs = new DocWrites(json, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
-                this::afterCommit, this::afterDdl);
+                (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
 
     private static Connection open(Path file, boolean reader) throws SQLException {
@@ -116,8 +123,31 @@ public final class SqliteStore implements Store {
     }
 
     /** Registers a listener told of every commit's document changes, in commit order. */
+    @Override
     public void addCommitListener(CommitListener listener) {
         listeners.add(listener);
+    }
+
+    // --- change events -------------------------------------------------------------------
+
+    @Override
+    public Optional<EventLog> eventLog() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public List<ChangeEvent> after(long after, int limit) {
+        return read(true, sql -> events.read(sql, after, limit));
+    }
+
+    @Override
+    public long floor() {
+        return events.floor();
+    }
+
+    @Override
+    public long last() {
+        return events.last();
     }
 
     // --- catalog -------------------------------------------------------------------------
@@ -567,13 +597,14 @@ public final class SqliteStore implements Store {
     }
 
     /** On the writer thread, after COMMIT and before the writers are told. */
-    private void afterCommit(Set<Namespace> touched, List<ChangeEvent> events) {
+    private void afterCommit(Set<Namespace> touched, List<ChangeEvent> logged) {
+        events.committed(logged);
         for (Namespace ns : touched) {
             versions.put(ns, versionSeq.incrementAndGet());
         }
-        if (!events.isEmpty() && !listeners.isEmpty()) {
+        if (!logged.isEmpty() && !listeners.isEmpty()) {
             long commit = commitSeq.incrementAndGet();
-            List<ChangeEvent> committed = List.copyOf(events);
+            List<ChangeEvent> committed = List.copyOf(logged);
             for (CommitListener listener : listeners) {
                 listener.committed(commit, committed);
             }

@@ -36,6 +36,11 @@ final class Writer implements AutoCloseable {
         WriteResult apply(Sql sql, WriteOp op, List<ChangeEvent> events) throws SQLException;
     }
 
+    /** Called inside the batch transaction just before COMMIT: logs the events, returns them seq-stamped. */
+    interface BeforeCommit {
+        List<ChangeEvent> log(Sql sql, List<ChangeEvent> events) throws SQLException;
+    }
+
     /** Called on the writer thread after a commit, before the callers are acknowledged. */
     interface AfterCommit {
         void committed(Set<Namespace> touched, List<ChangeEvent> events);
@@ -54,6 +59,7 @@ final class Writer implements AutoCloseable {
 
     private final Sql sql;
     private final OpRunner runner;
+    private final BeforeCommit beforeCommit;
     private final AfterCommit afterCommit;
     private final Runnable afterDdl;
     private final int batchMax;
@@ -62,9 +68,11 @@ final class Writer implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private volatile boolean closing;
 
-    Writer(Sql sql, int queueLength, int batchMax, OpRunner runner, AfterCommit afterCommit, Runnable afterDdl) {
+    Writer(Sql sql, int queueLength, int batchMax, OpRunner runner, BeforeCommit beforeCommit, AfterCommit afterCommit,
+           Runnable afterDdl) {
         this.sql = sql;
         this.runner = runner;
+        this.beforeCommit = beforeCommit;
         this.afterCommit = afterCommit;
         this.afterDdl = afterDdl;
         this.batchMax = batchMax;
@@ -185,15 +193,17 @@ final class Writer implements AutoCloseable {
                 events.addAll(taskEvents);
             }
         }
+        List<ChangeEvent> logged;
         try {
+            logged = beforeCommit.log(sql, events);
             sql.control("COMMIT");
-        } catch (SQLException e) {
+        } catch (SQLException | RuntimeException e) {
             rollbackAndFail(batch, e);
             return;
         }
         commits.incrementAndGet();
         try {
-            afterCommit.committed(touched, events);
+            afterCommit.committed(touched, logged);
         } catch (RuntimeException e) {
             LOG.error("commit listener failed", e);
         }

@@ -1,0 +1,193 @@
+package dev.weft.http;
+
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.security.Permission;
+import dev.weft.store.Metadata;
+import dev.weft.store.Namespace;
+import dev.weft.stream.Frame;
+import dev.weft.stream.Outlet;
+import dev.weft.stream.StreamHub;
+import dev.weft.stream.StreamQuery;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code GET /{db}/{coll}/_streams/{name}} (a stream defined in collection metadata) and
+ * {@code GET /{db}/{coll}/_streams?filter=...} (ad-hoc, a filter on the documents): a WebSocket
+ * when the request is an upgrade, Server-Sent Events with {@code Accept: text/event-stream}.
+ * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
+ * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
+ * old) is answered 4xx before the upgrade. The request's {@link Permission} (access rules) gives
+ * the subscriber's read filter and projection, applied to every event. The engine is {@link StreamHub}; this class only
+ * adapts Jetty's WebSocket session and response to its {@link Outlet}.
+ */
+final class StreamEndpoints {
+    private static final String EVENT_STREAM = "text/event-stream";
+
+    private final Api api;
+    private final Optional<StreamHub> hub;
+    private final ServerWebSocketContainer container;
+
+    StreamEndpoints(Api api, Optional<StreamHub> hub, ServerWebSocketContainer container) {
+        this.api = api;
+        this.hub = hub;
+        this.container = container;
+    }
+
+    void named(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        Metadata meta = api.existingCollection(ns);
+        Optional<JsonNode> avars = ex.param("avars").map(a -> ReadParams.jsonParam(api, "avars", a));
+        open(ex, StreamQuery.named(ns, meta.properties(), ex.pathParam("name"), avars, api.limits()));
+    }
+
+    void adhoc(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        api.existingCollection(ns);
+        List<JsonNode> filters = new ArrayList<>();
+        ex.params("filter").forEach(f -> filters.add(ReadParams.jsonParam(api, "filter", f)));
+        open(ex, StreamQuery.adhoc(ns, filters, api.limits()));
+    }
+
+    private void open(Exchange ex, StreamQuery base) {
+        boolean websocket = ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false);
+        if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
+            throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
+        }
+        StreamHub streams = hub.orElseThrow(() -> new WeftException(501, "this store keeps no change events"));
+        Permission permission = ex.permission();
+        Optional<Filter> readFilter = permission.readsEverything()
+                ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
+        StreamQuery query = base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false))
+                .withAccess(readFilter, permission.projection());
+        Optional<String> resume = ex.param("resumeAfter").or(() -> ex.header("Last-Event-ID"));
+        if (resume.isPresent()) {
+            query = query.resumingAfter(resume.get(), api.json());
+        }
+        streams.check(query);
+        StreamQuery q = query;
+        if (websocket) {
+            if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(streams, q))) {
+                throw WeftException.badRequest("malformed WebSocket upgrade");
+            }
+            return;
+        }
+        SseOutlet outlet = new SseOutlet(ex.openAsync(200, EVENT_STREAM));
+        outlet.subscription = streams.subscribe(q, outlet);
+    }
+
+    /**
+     * One WebSocket client. It subscribes when Jetty creates it, before the 101 is sent, so no
+     * event committed after the client sees the connection open can be missed; a frame due
+     * before the session opens waits in {@link #pending} (at most one: the hub has one write in
+     * flight per outlet). Public only because Jetty calls the listener methods reflectively.
+     */
+    public static final class Socket implements Session.Listener.AutoDemanding, Outlet {
+        private final StreamHub.Subscription subscription;
+        private Session session;
+        private Frame pending;
+        private Consumer<Throwable> pendingDone;
+
+        Socket(StreamHub hub, StreamQuery query) {
+            this.subscription = hub.subscribe(query, this);
+        }
+
+        @Override
+        public void onWebSocketOpen(Session session) {
+            Frame frame;
+            Consumer<Throwable> done;
+            synchronized (this) {
+                this.session = session;
+                frame = pending;
+                done = pendingDone;
+                pending = null;
+            }
+            if (frame != null) {
+                write(session, frame, done);
+            }
+        }
+
+        @Override
+        public void send(Frame frame, Consumer<Throwable> done) {
+            Session s;
+            synchronized (this) {
+                s = session;
+                if (s == null) {
+                    pending = frame;
+                    pendingDone = done;
+                    return;
+                }
+            }
+            write(s, frame, done);
+        }
+
+        private static void write(Session session, Frame frame, Consumer<Throwable> done) {
+            Callback callback = Callback.from(() -> done.accept(null), done);
+            if (frame.isHeartbeat()) {
+                session.sendPing(ByteBuffer.allocate(0), callback);
+            } else {
+                session.sendText(frame.text(), callback);
+            }
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            Session s = session;
+            if (s != null) {
+                s.close(code, reason, Callback.NOOP);
+            }
+        }
+
+        @Override
+        public void abort() {
+            Session s = session;
+            if (s != null) {
+                s.disconnect();
+            }
+        }
+
+        @Override
+        public void onWebSocketClose(int code, String reason) {
+            subscription.cancel();
+        }
+
+        @Override
+        public void onWebSocketError(Throwable cause) {
+            subscription.cancel();
+        }
+    }
+
+    /** One SSE client: each frame is an asynchronous write on the open response. */
+    private static final class SseOutlet implements Outlet {
+        private final Exchange.AsyncStream stream;
+        volatile StreamHub.Subscription subscription;
+
+        SseOutlet(Exchange.AsyncStream stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public void send(Frame frame, Consumer<Throwable> done) {
+            stream.write(frame.sse(), () -> done.accept(null), done);
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            stream.end();
+        }
+
+        @Override
+        public void abort() {
+            stream.abort(new IOException("stream client cut off"));
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package dev.weft.store.sqlite;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.UpdateDescription;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.Namespace;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The SQLite event log: table {@code weft_events}, one row per changed document, appended by the
+ * writer in the same transaction as the writes (so an event is logged if and only if its write
+ * committed, and survives kill -9 exactly as the write does). {@code seq} is the row id, given by
+ * the writer in commit order.
+ *
+ * <p>Retention: at most once a second, inside a batch transaction, the writer deletes the oldest
+ * events beyond {@code keepCount} or older than {@code keepMs}. Only a prefix is ever deleted, so
+ * the retained events are exactly {@code floor < seq <= last}. {@link #floor} is raised before the
+ * pruning transaction commits: a reader that checks it after reading can never miss a pruned
+ * event unnoticed (at worst a failed commit leaves the floor too high, which refuses a resume
+ * that would have worked, never the reverse).
+ *
+ * <p>Cost per write: one extra row holding the new document and, for updates, replaces and
+ * deletes, the previous one (needed to tell a subscriber that a document left its filter, also
+ * when it resumes later).
+ */
+final class EventTable {
+    static final List<String> SCHEMA = List.of(
+            "CREATE TABLE IF NOT EXISTS weft_events(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, db TEXT NOT NULL,"
+                    + " coll TEXT NOT NULL, op INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB, pre BLOB, upd BLOB)",
+            "CREATE TABLE IF NOT EXISTS weft_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+    private static final long PRUNE_EVERY_MS = 1000;
+    private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
+
+    private final Json json;
+    private final long keepCount;
+    private final long keepMs;
+    private volatile long floor;
+    private volatile long last;
+    private long lastPrune;
+
+    EventTable(Json json, long keepCount, long keepMs) {
+        this.json = json;
+        this.keepCount = keepCount;
+        this.keepMs = keepMs;
+    }
+
+    /** Reads the log's bounds at startup (on the writer connection). */
+    void load(Sql sql) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT min(seq), max(seq) FROM weft_events").executeQuery()) {
+            rs.next();
+            long min = rs.getLong(1);
+            long max = rs.getLong(2);
+            long pruned = 0;
+            try (ResultSet m = sql.prepare("SELECT value FROM weft_meta WHERE name = 'events_floor'").executeQuery()) {
+                if (m.next()) {
+                    pruned = m.getLong(1);
+                }
+            }
+            last = Math.max(max, pruned);
+            floor = max == 0 ? last : Math.max(pruned, min - 1);
+        }
+    }
+
+    long floor() {
+        return floor;
+    }
+
+    long last() {
+        return last;
+    }
+
+    /**
+     * On the writer, inside the batch transaction before COMMIT: logs the events and returns them
+     * stamped with their seq; prunes when due. Nothing is published until {@link #committed}.
+     */
+    List<ChangeEvent> append(Sql sql, List<ChangeEvent> events, long now) throws SQLException {
+        List<ChangeEvent> stamped = new ArrayList<>(events.size());
+        long seq = last;
+        if (!events.isEmpty()) {
+            PreparedStatement ps = sql.prepare("INSERT INTO weft_events(seq, at, db, coll, op, key, doc, pre, upd)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            for (ChangeEvent e : events) {
+                ChangeEvent s = e.at(++seq, now);
+                ps.setLong(1, s.seq());
+                ps.setLong(2, now);
+                ps.setString(3, s.ns().db());
+                ps.setString(4, s.ns().coll());
+                ps.setInt(5, s.operation().ordinal());
+                ps.setBytes(6, json.bytes(s.documentKey()));
+                ps.setBytes(7, s.fullDocument());
+                ps.setBytes(8, s.previousDocument());
+                ps.setBytes(9, s.updateDescription() == null ? null : description(s.updateDescription()));
+                ps.executeUpdate();
+                stamped.add(s);
+            }
+        }
+        if (now - lastPrune >= PRUNE_EVERY_MS) {
+            lastPrune = now;
+            prune(sql, seq, now);
+        }
+        return stamped;
+    }
+
+    /** After COMMIT: the appended events are now readable. */
+    void committed(List<ChangeEvent> stamped) {
+        if (!stamped.isEmpty()) {
+            last = stamped.getLast().seq();
+        }
+    }
+
+    private void prune(Sql sql, long newest, long now) throws SQLException {
+        long upTo = newest - keepCount;
+        try (ResultSet rs = runQuery(sql.prepare("SELECT seq FROM weft_events WHERE at >= ? ORDER BY seq LIMIT 1"), now - keepMs)) {
+            upTo = Math.max(upTo, rs.next() ? rs.getLong(1) - 1 : newest);
+        }
+        if (upTo <= floor) {
+            return;
+        }
+        floor = upTo; // before COMMIT: see the class comment
+        PreparedStatement delete = sql.prepare("DELETE FROM weft_events WHERE seq <= ?");
+        delete.setLong(1, upTo);
+        delete.executeUpdate();
+        PreparedStatement meta = sql.prepare("INSERT OR REPLACE INTO weft_meta(name, value) VALUES ('events_floor', ?)");
+        meta.setLong(1, upTo);
+        meta.executeUpdate();
+    }
+
+    private static ResultSet runQuery(PreparedStatement ps, long value) throws SQLException {
+        ps.setLong(1, value);
+        return ps.executeQuery();
+    }
+
+    /** Up to {@code limit} events after {@code after}, on a read connection; see {@link dev.weft.store.EventLog#after}. */
+    List<ChangeEvent> read(Sql sql, long after, int limit) throws SQLException {
+        checkPosition(after);
+        List<ChangeEvent> out = new ArrayList<>();
+        PreparedStatement ps = sql.prepare("SELECT seq, at, db, coll, op, key, doc, pre, upd FROM weft_events"
+                + " WHERE seq > ? ORDER BY seq LIMIT ?");
+        ps.setLong(1, after);
+        ps.setInt(2, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                byte[] upd = rs.getBytes(9);
+                out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getInt(5)],
+                        json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
+                        upd == null ? null : description(upd), rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
+            }
+        }
+        checkPosition(after); // pruned while reading: refuse rather than return a gap
+        return out;
+    }
+
+    private void checkPosition(long after) {
+        if (after < floor) {
+            throw new WeftException(410, "the resume token is older than the retention window"
+                    + " (stream-retention-events, stream-retention-ms): events after it were discarded");
+        }
+        if (after > last) {
+            throw WeftException.badRequest("the resume token is not one this server gave");
+        }
+    }
+
+    private byte[] description(UpdateDescription d) {
+        ObjectNode node = Json.NODES.objectNode();
+        node.set("updatedFields", d.updatedFields() == null ? Json.NODES.objectNode() : d.updatedFields());
+        var removed = node.putArray("removedFields");
+        if (d.removedFields() != null) {
+            d.removedFields().forEach(removed::add);
+        }
+        return json.bytes(node);
+    }
+
+    private UpdateDescription description(byte[] bytes) {
+        JsonNode node = json.parse(bytes, "logged update description");
+        List<String> removed = new ArrayList<>();
+        node.get("removedFields").forEach(f -> removed.add(f.asString()));
+        return new UpdateDescription((ObjectNode) node.get("updatedFields"), removed);
+    }
+}

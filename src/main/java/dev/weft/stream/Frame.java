@@ -1,0 +1,65 @@
+package dev.weft.stream;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One event as sent: its resume token and its JSON, rendered once and shared by every subscriber
+ * that receives it unchanged; the WebSocket text and the SSE form are derived lazily and cached.
+ * Immutable once built, except for those caches (benign races: they compute equal values).
+ */
+public final class Frame {
+    static final Frame HEARTBEAT = new Frame("", new byte[0]);
+
+    private final String token;
+    private final byte[] json;
+    private String text;
+    private byte[] sse;
+
+    Frame(String token, byte[] json) {
+        this.token = token;
+        this.json = json;
+    }
+
+    public boolean isHeartbeat() {
+        return this == HEARTBEAT;
+    }
+
+    /** The resume token (the {@code _data} of the event's {@code _id}). */
+    public String token() {
+        return token;
+    }
+
+    /** The event's JSON (callers must not modify the array). */
+    public byte[] json() {
+        return json;
+    }
+
+    /** The event's JSON as a string, for WebSocket text frames. */
+    public String text() {
+        String t = text;
+        if (t == null) {
+            t = new String(json, StandardCharsets.UTF_8);
+            text = t;
+        }
+        return t;
+    }
+
+    /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */
+    public byte[] sse() {
+        byte[] s = sse;
+        if (s == null) {
+            if (isHeartbeat()) {
+                s = ": heartbeat\n\n".getBytes(StandardCharsets.US_ASCII);
+            } else {
+                byte[] head = ("id: " + token + "\ndata: ").getBytes(StandardCharsets.US_ASCII);
+                s = new byte[head.length + json.length + 2];
+                System.arraycopy(head, 0, s, 0, head.length);
+                System.arraycopy(json, 0, s, head.length, json.length);
+                s[s.length - 2] = '\n';
+                s[s.length - 1] = '\n';
+            }
+            sse = s;
+        }
+        return s;
+    }
+}

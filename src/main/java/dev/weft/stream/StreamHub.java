@@ -1,0 +1,389 @@
+package dev.weft.stream;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.EventLog;
+import dev.weft.store.Namespace;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The change-stream engine: takes every commit's events from an {@link EventLog}, matches each
+ * event once against the subscribers of its collection, and queues the frames on the
+ * subscribers' {@link Outlet}s.
+ *
+ * <p>Threads: the store's writer only hands each commit's events to a bounded queue
+ * ({@code stream-dispatch-queue}); one dispatcher thread matches them in commit order; writes to
+ * clients are asynchronous ({@link Subscriber}); one scheduler thread sends heartbeats and drops
+ * cut-off clients. No thread waits per client. If the dispatch queue overflows, the dispatcher
+ * reads the missed events back from the log, so memory stays bounded and nothing is skipped.
+ *
+ * <p>Matching is not O(subscribers): subscribers are grouped by collection, and within it
+ * indexed by one equality predicate of their filter when it has one (path and value), so an
+ * event only meets the subscribers whose value it carries, plus those with no usable equality.
+ *
+ * <p>Order and exactly-once: the dispatcher holds {@link #lock} while it dispatches and advances
+ * {@link #lastDispatched}. A resuming subscriber first replays the log on its own virtual thread,
+ * then, under the lock, replays up to {@code lastDispatched} and joins the index with
+ * {@link Subscriber#from} set to where its replay stopped: every later event reaches it live
+ * exactly once, in order.
+ */
+public final class StreamHub implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamHub.class);
+    private static final int REPLAY_BATCH = 512;
+    private static final long ABORT_GRACE_MS = 2000;
+    private static final long CLOSE_GRACE_MS = 300;
+
+    /** A running subscription; cancel it when the client goes away. */
+    public interface Subscription {
+        void cancel();
+    }
+
+    /** The subscribers of one collection: indexed by an equality (path, then value key), or scanned. */
+    private static final class Group {
+        final Set<Subscriber> scan = new LinkedHashSet<>();
+        final Map<String, Map<String, Set<Subscriber>>> byEquality = new HashMap<>();
+
+        boolean isEmpty() {
+            return scan.isEmpty() && byEquality.isEmpty();
+        }
+    }
+
+    private final EventLog log;
+    private final Json json;
+    private final int clientQueue;
+    private final long heartbeatNanos;
+    private final Object lock = new Object();
+    private final Map<Namespace, Group> groups = new HashMap<>();
+    private final Set<Subscriber> all = ConcurrentHashMap.newKeySet();
+    private final BlockingQueue<List<ChangeEvent>> commits;
+    private final AtomicBoolean overflowed = new AtomicBoolean();
+    private final AtomicLong cutOffs = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong evaluations = new AtomicLong();
+    private final Thread dispatcher;
+    private final ScheduledExecutorService scheduler;
+    private volatile long lastDispatched;
+    private volatile boolean closing;
+
+    public StreamHub(EventLog log, Json json, Settings settings) {
+        this.log = log;
+        this.json = json;
+        this.clientQueue = settings.streamClientQueue();
+        this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(settings.streamHeartbeatMs());
+        this.commits = new ArrayBlockingQueue<>(settings.streamDispatchQueue());
+        this.lastDispatched = log.last();
+        log.addCommitListener((commit, events) -> {
+            if (!commits.offer(events)) {
+                overflowed.set(true);
+            }
+        });
+        this.dispatcher = Thread.ofPlatform().name("weft-stream-dispatch").daemon(true).start(this::dispatchLoop);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("weft-stream-timer").daemon(true).factory());
+        long every = settings.streamHeartbeatMs() / 2;
+        scheduler.scheduleAtFixedRate(() -> all.forEach(s -> s.heartbeat(heartbeatNanos / 2)), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Refuses, before anything is sent, a resume position the log cannot serve (410 too old, 400 unknown). */
+    public void check(StreamQuery query) {
+        if (query.resumeAfter().isPresent()) {
+            log.after(query.resumeAfter().getAsLong(), 1);
+        }
+    }
+
+    /** Starts delivering the events {@code query} selects to {@code outlet}. */
+    public Subscription subscribe(StreamQuery query, Outlet outlet) {
+        if (closing) {
+            throw new WeftException(503, "the server is stopping");
+        }
+        Subscriber s = new Subscriber(query, outlet, this, clientQueue);
+        all.add(s);
+        if (query.resumeAfter().isEmpty()) {
+            synchronized (lock) {
+                join(s, lastDispatched);
+            }
+        } else {
+            long from = query.resumeAfter().getAsLong();
+            Thread.ofVirtual().name("weft-stream-replay").start(() -> replay(s, from));
+        }
+        s.heartbeat(0); // puts the stream on the wire now (SSE headers), unless an event already does
+        return s;
+    }
+
+    /** Open subscriptions. */
+    public int subscribers() {
+        return all.size();
+    }
+
+    /** Clients disconnected because their queue filled. */
+    public long cutOffs() {
+        return cutOffs.get();
+    }
+
+    /** Frames queued to clients so far. */
+    public long sent() {
+        return sent.get();
+    }
+
+    /** Subscriber filters evaluated so far (shows that matching is not O(subscribers)). */
+    long evaluations() {
+        return evaluations.get();
+    }
+
+    // --- replay ------------------------------------------------------------------------------
+
+    private void replay(Subscriber s, long from) {
+        long position = from;
+        try {
+            while (!s.ended()) {
+                while (s.queued() > clientQueue / 2 && !s.ended()) {
+                    Thread.sleep(5); // replay waits for the client; live dispatch never does
+                }
+                List<ChangeEvent> batch = log.after(position, REPLAY_BATCH);
+                if (batch.isEmpty()) {
+                    break;
+                }
+                for (ChangeEvent e : batch) {
+                    deliver(s, new EventView(e, json));
+                    position = e.seq();
+                }
+            }
+            synchronized (lock) {
+                boolean more = true;
+                while (more && position < lastDispatched) {
+                    List<ChangeEvent> batch = log.after(position, REPLAY_BATCH);
+                    more = !batch.isEmpty();
+                    for (ChangeEvent e : batch) {
+                        if (e.seq() > lastDispatched) {
+                            more = false;
+                            break;
+                        }
+                        deliver(s, new EventView(e, json));
+                        position = e.seq();
+                    }
+                }
+                if (!s.ended()) {
+                    join(s, Math.max(position, lastDispatched));
+                }
+            }
+        } catch (WeftException e) {
+            s.end(e.status() == 410 ? 1008 : 1011, e.getMessage());
+        } catch (InterruptedException e) {
+            s.end(1001, "the server is stopping");
+        } catch (RuntimeException e) {
+            LOG.error("stream replay failed", e);
+            s.end(1011, "replay failed; the server log has the details");
+        }
+    }
+
+    // --- dispatch ----------------------------------------------------------------------------
+
+    private void dispatchLoop() {
+        while (!closing) {
+            List<ChangeEvent> batch;
+            try {
+                batch = commits.poll(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                continue;
+            }
+            try {
+                synchronized (lock) {
+                    if (overflowed.getAndSet(false)) {
+                        catchUp();
+                    }
+                    if (batch != null) {
+                        batch.forEach(this::dispatch);
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.error("stream dispatch failed", e);
+            }
+        }
+    }
+
+    /** Reads back from the log what the dispatch queue could not hold. */
+    private void catchUp() {
+        try {
+            List<ChangeEvent> batch;
+            while (!(batch = log.after(lastDispatched, REPLAY_BATCH)).isEmpty()) {
+                batch.forEach(this::dispatch);
+            }
+        } catch (WeftException e) {
+            LOG.error("stream dispatcher fell behind the retention window; ending every stream", e);
+            all.forEach(s -> s.end(1013, "the server fell behind; resume with your last token"));
+            lastDispatched = log.last();
+        }
+    }
+
+    private void dispatch(ChangeEvent e) {
+        if (e.seq() <= lastDispatched) {
+            return;
+        }
+        Group g = groups.get(e.ns());
+        if (g != null) {
+            EventView v = new EventView(e, json);
+            for (Subscriber s : candidates(g, v)) {
+                if (e.seq() > s.from) {
+                    deliver(s, v);
+                }
+            }
+        }
+        lastDispatched = e.seq();
+    }
+
+    private static List<Subscriber> candidates(Group g, EventView v) {
+        List<Subscriber> out = new ArrayList<>(g.scan);
+        long seq = v.event.seq();
+        g.byEquality.forEach((path, byKey) -> {
+            addAt(out, byKey, v.after(), path, seq);
+            addAt(out, byKey, v.before(), path, seq);
+        });
+        return out;
+    }
+
+    private static void addAt(List<Subscriber> out, Map<String, Set<Subscriber>> byKey, JsonNode doc, String path, long seq) {
+        if (doc == null) {
+            return;
+        }
+        for (String key : Keys.at(doc, path)) {
+            Set<Subscriber> subs = byKey.get(key);
+            if (subs != null) {
+                for (Subscriber s : subs) {
+                    if (s.seen != seq) {
+                        s.seen = seq;
+                        out.add(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Sends {@code v} to {@code s} if it matches: the event itself when the filter and the access
+     * rule pass; otherwise, for a subscriber that asked for leaves, a leave event when the
+     * document matched (and was visible) before this change. On a document filter a delete is
+     * judged by the deleted document.
+     */
+    private void deliver(Subscriber s, EventView v) {
+        evaluations.incrementAndGet();
+        StreamQuery q = s.query;
+        boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
+        JsonNode doc = delete ? v.before() : v.after();
+        JsonNode now = q.onDocument() ? doc : v.eventNode();
+        if (now != null && q.filter().matches(now) && allowed(q, doc)) {
+            if (s.offer(q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame())) {
+                sent.incrementAndGet();
+            }
+            return;
+        }
+        if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
+            JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
+            if (q.filter().matches(was) && allowed(q, v.before()) && s.offer(v.leave())) {
+                sent.incrementAndGet();
+            }
+        }
+    }
+
+    private static boolean allowed(StreamQuery q, JsonNode doc) {
+        return q.readFilter().isEmpty() || doc != null && q.readFilter().get().matches(doc);
+    }
+
+    // --- membership --------------------------------------------------------------------------
+
+    /** Under {@link #lock}: the subscriber receives live events after {@code from}. */
+    private void join(Subscriber s, long from) {
+        s.from = from;
+        s.live = true;
+        Group g = groups.computeIfAbsent(s.query.ns(), ns -> new Group());
+        if (s.query.index().isPresent()) {
+            StreamQuery.Equality eq = s.query.index().get();
+            g.byEquality.computeIfAbsent(eq.path(), p -> new HashMap<>())
+                    .computeIfAbsent(eq.key(), k -> new LinkedHashSet<>()).add(s);
+        } else {
+            g.scan.add(s);
+        }
+    }
+
+    void remove(Subscriber s) {
+        all.remove(s);
+        synchronized (lock) {
+            if (!s.live) {
+                return;
+            }
+            s.live = false;
+            Group g = groups.get(s.query.ns());
+            if (g == null) {
+                return;
+            }
+            if (s.query.index().isPresent()) {
+                StreamQuery.Equality eq = s.query.index().get();
+                Map<String, Set<Subscriber>> byKey = g.byEquality.get(eq.path());
+                Set<Subscriber> subs = byKey == null ? null : byKey.get(eq.key());
+                if (subs != null && subs.remove(s) && subs.isEmpty()) {
+                    byKey.remove(eq.key());
+                    if (byKey.isEmpty()) {
+                        g.byEquality.remove(eq.path());
+                    }
+                }
+            } else {
+                g.scan.remove(s);
+            }
+            if (g.isEmpty()) {
+                groups.remove(s.query.ns());
+            }
+        }
+    }
+
+    /** A client whose queue filled: forgotten now, its connection dropped after a grace period. */
+    void cutOff(Subscriber s) {
+        cutOffs.incrementAndGet();
+        remove(s);
+        if (!closing) {
+            scheduler.schedule(s::abort, ABORT_GRACE_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Ends every stream (close 1001), drops after a short grace the connections whose client
+     * was not reading (an open SSE response would otherwise hold the server's graceful stop),
+     * and stops the threads.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        List<Subscriber> open = new ArrayList<>(all);
+        open.forEach(s -> s.end(1001, "the server is stopping"));
+        if (!open.isEmpty()) {
+            try {
+                Thread.sleep(CLOSE_GRACE_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            open.forEach(Subscriber::abort);
+        }
+        dispatcher.interrupt();
+        try {
+            dispatcher.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        scheduler.shutdownNow();
+    }
+}

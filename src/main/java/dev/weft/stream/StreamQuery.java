@@ -1,0 +1,257 @@
+package dev.weft.stream;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.Projection;
+import dev.weft.query.QueryLimits;
+import dev.weft.store.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What one subscriber asked for: a collection, a filter, whether to be told when documents leave
+ * it, where to resume, and the access rule of the subscriber (a read filter the document must
+ * pass and a projection applied to it before sending).
+ *
+ * <p>Two kinds of filter. A named stream (RESTHeart's {@code streams} in collection metadata)
+ * has {@code $match} stages over the change event ({@code operationType}, {@code fullDocument.*},
+ * {@code updateDescription.*}, {@code documentKey}); an ad-hoc stream has a filter over the
+ * document itself, as a GET of the collection has ({@code onDocument}).
+ *
+ * @param index the equality predicate the hub indexes this subscriber by, if the filter has one
+ */
+public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boolean leaves,
+                          Optional<Filter> readFilter, Optional<Projection> projection, OptionalLong resumeAfter,
+                          Optional<Equality> index) {
+
+    /** The filter requires {@code path} (in the document) to equal a scalar; {@code key} as {@link Keys} encodes it. */
+    public record Equality(String path, String key) {}
+
+    /**
+     * The named stream {@code name} of a collection whose metadata is {@code properties}, with
+     * {@code avars} (a JSON object, may be empty) substituted for {@code {"$var": "x"}}. 404 for an
+     * unknown stream, 400 for a bad definition or missing variable.
+     */
+    public static StreamQuery named(Namespace ns, ObjectNode properties, String name, Optional<JsonNode> avars,
+                                    QueryLimits limits) {
+        ObjectNode stream = definitions(properties).stream()
+                .filter(s -> s.path("uri").isString() && s.get("uri").stringValue().equals(name))
+                .findFirst()
+                .orElseThrow(() -> WeftException.notFound("collection " + ns + " has no stream named " + name));
+        if (avars.isPresent() && !avars.get().isObject()) {
+            throw WeftException.badRequest("avars must be a JSON object");
+        }
+        JsonNode spec = match(stream, name);
+        spec = substitute(spec, avars.map(v -> (ObjectNode) v).orElse(Json.NODES.objectNode()), name);
+        return of(ns, spec, false, limits);
+    }
+
+    /** An ad-hoc stream over the documents matching every one of {@code filters} (ANDed). */
+    public static StreamQuery adhoc(Namespace ns, List<JsonNode> filters, QueryLimits limits) {
+        JsonNode spec;
+        if (filters.isEmpty()) {
+            spec = Json.NODES.objectNode();
+        } else if (filters.size() == 1) {
+            spec = filters.getFirst();
+        } else {
+            ObjectNode and = Json.NODES.objectNode();
+            filters.forEach(and.putArray("$and")::add);
+            spec = and;
+        }
+        return of(ns, spec, true, limits);
+    }
+
+    /**
+     * Checks the {@code streams} of collection metadata being written: an array of
+     * {@code {uri, stages}} with unique names and {@code $match} stages whose filters compile
+     * (with every {@code $var} taken as null). 400 naming the problem otherwise.
+     */
+    public static void validateDefinitions(ObjectNode properties, QueryLimits limits) {
+        List<String> seen = new ArrayList<>();
+        for (ObjectNode stream : definitions(properties)) {
+            JsonNode uri = stream.get("uri");
+            if (uri == null || !uri.isString() || uri.stringValue().isEmpty() || uri.stringValue().contains("/")) {
+                throw WeftException.badRequest("every stream needs a uri: a non-empty name without '/'");
+            }
+            String name = uri.stringValue();
+            if (seen.contains(name)) {
+                throw WeftException.badRequest("two streams are named " + name);
+            }
+            seen.add(name);
+            JsonNode spec = match(stream, name);
+            Filter.parse(withNullVars(spec), limits);
+        }
+    }
+
+    private static StreamQuery of(Namespace ns, JsonNode spec, boolean onDocument, QueryLimits limits) {
+        if (!spec.isObject()) {
+            throw WeftException.badRequest("a stream filter must be a JSON object");
+        }
+        Filter filter = Filter.parse(spec, limits);
+        return new StreamQuery(ns, filter, onDocument, false, Optional.empty(), Optional.empty(), OptionalLong.empty(),
+                equality((ObjectNode) spec, onDocument));
+    }
+
+    public StreamQuery withLeaves(boolean leaves) {
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index);
+    }
+
+    /** The subscriber's access rule: events whose document fails {@code readFilter} are not sent. */
+    public StreamQuery withAccess(Optional<Filter> readFilter, Optional<Projection> projection) {
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index);
+    }
+
+    /** Resume after the event whose token is {@code token} (400 when malformed). */
+    public StreamQuery resumingAfter(String token, Json json) {
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection,
+                OptionalLong.of(Tokens.decode(token, json)), index);
+    }
+
+    private static List<ObjectNode> definitions(ObjectNode properties) {
+        JsonNode streams = properties.get("streams");
+        if (streams == null || streams.isNull()) {
+            return List.of();
+        }
+        if (!streams.isArray()) {
+            throw WeftException.badRequest("streams must be an array of {uri, stages}");
+        }
+        List<ObjectNode> out = new ArrayList<>();
+        for (JsonNode s : streams) {
+            if (!s.isObject()) {
+                throw WeftException.badRequest("streams must be an array of {uri, stages}, found " + s);
+            }
+            out.add((ObjectNode) s);
+        }
+        return out;
+    }
+
+    /** The stream's {@code $match} stages as one filter ({@code $and} of several). */
+    private static JsonNode match(ObjectNode stream, String name) {
+        JsonNode stages = stream.get("stages");
+        if (stages == null || !stages.isArray()) {
+            throw WeftException.badRequest("stream " + name + ": stages must be an array");
+        }
+        List<JsonNode> matches = new ArrayList<>();
+        for (JsonNode stage : stages) {
+            if (!stage.isObject() || stage.size() != 1) {
+                throw WeftException.badRequest("stream " + name + ": each stage must be an object with one operator");
+            }
+            String op = stage.propertyNames().iterator().next();
+            if (!op.equals("$match")) {
+                throw WeftException.badRequest("stream " + name + ": stage " + op + " is not supported (only $match)");
+            }
+            if (!stage.get(op).isObject()) {
+                throw WeftException.badRequest("stream " + name + ": $match needs an object");
+            }
+            matches.add(stage.get(op));
+        }
+        if (matches.isEmpty()) {
+            return Json.NODES.objectNode();
+        }
+        if (matches.size() == 1) {
+            return matches.getFirst();
+        }
+        ObjectNode and = Json.NODES.objectNode();
+        matches.forEach(and.putArray("$and")::add);
+        return and;
+    }
+
+    /** RESTHeart's aggregation variables: {@code {"$var": "x"}} or {@code {"$var": ["x", default]}}. */
+    private static JsonNode substitute(JsonNode node, ObjectNode avars, String stream) {
+        if (node.isObject()) {
+            JsonNode var = node.size() == 1 ? node.get("$var") : null;
+            if (var != null) {
+                String name = var.isString() ? var.stringValue()
+                        : var.isArray() && var.size() == 2 && var.get(0).isString() ? var.get(0).stringValue() : null;
+                if (name == null) {
+                    throw WeftException.badRequest("stream " + stream + ": $var needs a name or [name, default]");
+                }
+                JsonNode value = avars.get(name);
+                if (value != null) {
+                    return value;
+                }
+                if (var.isArray()) {
+                    return var.get(1);
+                }
+                throw WeftException.badRequest("stream " + stream + " needs the variable " + name + " in avars");
+            }
+            ObjectNode copy = Json.NODES.objectNode();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
+                copy.set(e.getKey(), substitute(e.getValue(), avars, stream));
+            }
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = Json.NODES.arrayNode();
+            node.forEach(e -> copy.add(substitute(e, avars, stream)));
+            return copy;
+        }
+        return node;
+    }
+
+    private static JsonNode withNullVars(JsonNode node) {
+        if (node.isObject()) {
+            if (node.size() == 1 && node.has("$var")) {
+                return Json.NODES.nullNode();
+            }
+            ObjectNode copy = Json.NODES.objectNode();
+            node.properties().forEach(e -> copy.set(e.getKey(), withNullVars(e.getValue())));
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = Json.NODES.arrayNode();
+            node.forEach(e -> copy.add(withNullVars(e)));
+            return copy;
+        }
+        return node;
+    }
+
+    /**
+     * An equality the filter requires at its top level (or in a top-level {@code $and}), on a
+     * document path with a string, number or boolean value: subscribers are indexed by it, so an
+     * event only meets the subscribers whose value it carries.
+     */
+    private static Optional<Equality> equality(ObjectNode spec, boolean onDocument) {
+        for (Map.Entry<String, JsonNode> e : spec.properties()) {
+            String field = e.getKey();
+            if (field.equals("$and") && e.getValue().isArray()) {
+                for (JsonNode branch : e.getValue()) {
+                    if (branch.isObject()) {
+                        Optional<Equality> inner = equality((ObjectNode) branch, onDocument);
+                        if (inner.isPresent()) {
+                            return inner;
+                        }
+                    }
+                }
+                continue;
+            }
+            String path;
+            if (onDocument) {
+                path = field;
+            } else if (field.startsWith("fullDocument.")) {
+                path = field.substring("fullDocument.".length());
+            } else {
+                continue;
+            }
+            if (path.startsWith("$") || path.isEmpty()) {
+                continue;
+            }
+            JsonNode value = e.getValue();
+            if (value.isObject() && value.size() == 1 && value.has("$eq")) {
+                value = value.get("$eq");
+            }
+            Optional<String> key = Keys.of(value);
+            if (key.isPresent()) {
+                return Optional.of(new Equality(path, key.get()));
+            }
+        }
+        return Optional.empty();
+    }
+}

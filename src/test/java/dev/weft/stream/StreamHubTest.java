@@ -1,0 +1,162 @@
+package dev.weft.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.query.QueryLimits;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.CommitListener;
+import dev.weft.store.EventLog;
+import dev.weft.store.Namespace;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The engine alone, over an in-memory event log and recording outlets. */
+class StreamHubTest {
+    static final Json JSON = Json.standard();
+    static final QueryLimits LIMITS = new QueryLimits(1024, 64);
+    static final Namespace NS = new Namespace("db", "c");
+
+    /** An in-memory log that tells its listener synchronously. */
+    static final class MemoryLog implements EventLog {
+        final List<ChangeEvent> events = new CopyOnWriteArrayList<>();
+        final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+
+        void insert(String doc) {
+            JsonNode d = JSON.parse(doc, "doc");
+            ChangeEvent e = new ChangeEvent(NS, ChangeEvent.Operation.INSERT, d.get("_id"),
+                    doc.getBytes(StandardCharsets.UTF_8), null, null).at(events.size() + 1, System.currentTimeMillis());
+            events.add(e);
+            listeners.forEach(l -> l.committed(e.seq(), List.of(e)));
+        }
+
+        @Override
+        public void addCommitListener(CommitListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public List<ChangeEvent> after(long after, int limit) {
+            return events.stream().filter(e -> e.seq() > after).limit(limit).toList();
+        }
+
+        @Override
+        public long floor() {
+            return 0;
+        }
+
+        @Override
+        public long last() {
+            return events.size();
+        }
+    }
+
+    static final class Recorder implements Outlet {
+        final List<JsonNode> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void send(Frame frame, Consumer<Throwable> done) {
+            if (!frame.isHeartbeat()) {
+                events.add(JSON.parse(frame.json(), "frame"));
+            }
+            done.accept(null);
+        }
+
+        @Override
+        public void close(int code, String reason) {}
+
+        @Override
+        public void abort() {}
+    }
+
+    static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 500 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
+    }
+
+    static ObjectNode props(String json) {
+        return (ObjectNode) JSON.parse(json, "props");
+    }
+
+    @Test
+    void namedStreamMatchesTheEventDocument() throws Exception {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+            StreamQuery q = StreamQuery.named(NS, props("{\"streams\":[{\"uri\":\"t\",\"stages\":"
+                    + "[{\"$match\":{\"fullDocument.tag\":{\"$var\":\"t\"},\"operationType\":\"insert\"}}]}]}"),
+                    "t", Optional.of(JSON.parse("{\"t\":\"a\"}", "avars")), LIMITS);
+            assertThat(q.index()).contains(new StreamQuery.Equality("tag", "sa"));
+            Recorder r = new Recorder();
+            hub.subscribe(q, r);
+            log.insert("{\"_id\":1,\"tag\":\"b\"}");
+            log.insert("{\"_id\":2,\"tag\":[\"x\",\"a\"]}");
+            waitFor(() -> r.events.size() == 1);
+            assertThat(r.events.getFirst().get("documentKey").get("_id").asInt()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void anEventMeetsOnlyTheSubscribersWhoseEqualityItCarries() throws Exception {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+            List<Recorder> recorders = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                Recorder r = new Recorder();
+                recorders.add(r);
+                hub.subscribe(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"user\":" + i + "}", "f")), LIMITS), r);
+            }
+            Recorder all = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), all);
+            log.insert("{\"_id\":1,\"user\":7.0}");
+            waitFor(() -> all.events.size() == 1);
+            waitFor(() -> recorders.get(7).events.size() == 1);
+            assertThat(hub.evaluations()).isEqualTo(2);
+            assertThat(recorders.stream().mapToInt(r -> r.events.size()).sum()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void resumingReplaysTheLogThenJoinsLiveExactlyOnce() throws Exception {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+            for (int i = 1; i <= 50; i++) {
+                log.insert("{\"_id\":" + i + "}");
+            }
+            Recorder r = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(10), JSON), r);
+            for (int i = 51; i <= 100; i++) {
+                log.insert("{\"_id\":" + i + "}");
+            }
+            waitFor(() -> r.events.size() >= 90);
+            Thread.sleep(100);
+            assertThat(r.events).hasSize(90);
+            List<Integer> ids = r.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList();
+            assertThat(ids).isSorted().doesNotHaveDuplicates().startsWith(11).endsWith(100);
+        }
+    }
+
+    @Test
+    void tokensAndKeys() {
+        assertThat(Tokens.decode(Tokens.encode(255), JSON)).isEqualTo(255);
+        assertThat(Tokens.decode("{\"_data\":\"00000000000000ff\"}", JSON)).isEqualTo(255);
+        assertThat(Keys.of(JSON.parse("1.0", "n"))).isEqualTo(Keys.of(JSON.parse("1", "n")));
+        assertThat(Keys.at(JSON.parse("{\"a\":[{\"b\":1},{\"b\":[2,3]}]}", "d"), "a.b"))
+                .containsExactlyInAnyOrder("n1", "n2", "n3");
+        assertThat(Keys.at(JSON.parse("{\"a\":[5,6]}", "d"), "a.1")).containsExactly("n6");
+        assertThat(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"a\":{\"$gt\":1}}", "f")), LIMITS).index()).isEmpty();
+        assertThat(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"$and\":[{\"a\":{\"$eq\":\"x\"}}]}", "f")), LIMITS).index())
+                .contains(new StreamQuery.Equality("a", "sx"));
+        assertThat(Map.of()).isEmpty();
+    }
+}
