@@ -50,6 +50,15 @@ import java.util.function.Function;
  *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
  * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
  *                             while it talks to the database)
+ * @param pgTimeoutMs          longest wait for a PostgreSQL connection (pooled or new); past it
+ *                             the request answers 503
+ * @param pgStatementTimeoutMs longest run of one PostgreSQL statement (statement_timeout); a
+ *                             reply is awaited on the socket at most this plus pgTimeoutMs
+ * @param readReplicas         PostgreSQL streaming replicas (same URL form as {@code store}) that
+ *                             may serve {@code outdated} reads; repeatable, or comma-separated
+ * @param replicaRetryMs       how long a replica that failed is left out before it is tried again
+ * @param readMode             the read mode of requests and collections that name none
+ * @param durability           the durability of requests and collections that name none
  * @param aclDb                database of the access rules collection
  * @param aclCollection        collection holding the access rules (docs/security.md)
  * @param auth                 users, authentication, brute-force guard, CORS and TLS
@@ -80,11 +89,19 @@ public record Settings(
         long streamPollMs,
         String store,
         int pgPoolSize,
+        long pgTimeoutMs,
+        long pgStatementTimeoutMs,
+        List<String> readReplicas,
+        long replicaRetryMs,
+        ReadMode readMode,
+        Durability durability,
         String aclDb,
         String aclCollection,
         AuthSettings auth) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
+    /** Settings that may be given more than once on the command line; their values add up. */
+    private static final java.util.Set<String> REPEATABLE = java.util.Set.of("read-replica");
 
     public static Settings defaults() {
         return parse(new String[0], Map.of());
@@ -93,6 +110,7 @@ public record Settings(
     /** Settings from command-line flags over environment variables over defaults. */
     public static Settings parse(String[] args, Map<String, String> env) {
         Map<String, String> values = new LinkedHashMap<>();
+        java.util.Set<String> given = new java.util.HashSet<>();
         env.forEach((k, v) -> {
             if (k.startsWith("WEFT_")) {
                 values.put(k.substring(5).toLowerCase().replace('_', '-'), v);
@@ -117,6 +135,10 @@ public record Settings(
             if (!DESCRIPTIONS.containsKey(name)) {
                 throw WeftException.badRequest("unknown setting --" + name);
             }
+            if (REPEATABLE.contains(name) && !given.add(name)) {
+                value = values.get(name) + "," + value;
+            }
+            given.add(name);
             values.put(name, value);
         }
         Reader r = new Reader(values);
@@ -146,6 +168,12 @@ public record Settings(
                 r.longValue("stream-poll-ms", 1000, 10, 60_000),
                 store(r.string("store", "sqlite")),
                 r.integer("pg-pool-size", 16, 1, 1000),
+                r.longValue("pg-timeout-ms", 5_000, 1_000, 600_000),
+                r.longValue("pg-statement-timeout-ms", 30_000, 100, 24 * 3_600_000L),
+                r.optional("read-replica").map(Settings::commaList).orElse(List.of()).stream().map(Settings::replica).toList(),
+                r.longValue("replica-retry-ms", 2_000, 1, 600_000),
+                ReadMode.parse(r.string("read-mode", "single"), "setting read-mode"),
+                Durability.parse(r.string("durability", "hard"), "setting durability"),
                 r.string("acl-db", "weft"),
                 r.string("acl-collection", "acl"),
                 auth(r));
@@ -193,6 +221,13 @@ public record Settings(
         return value;
     }
 
+    private static String replica(String value) {
+        if (!value.startsWith("postgresql://") && !value.startsWith("postgres://")) {
+            throw WeftException.badRequest("setting read-replica must be a postgresql://USER@HOST:PORT/DB URL");
+        }
+        return value;
+    }
+
     /** True when documents live in PostgreSQL. */
     public boolean postgres() {
         return !store.equals("sqlite");
@@ -224,7 +259,13 @@ public record Settings(
         d.put("stream-dispatch-queue", "commits queued for the stream dispatcher before it reads the log (10000)");
         d.put("stream-poll-ms", "PostgreSQL: longest wait between reads of the shared event log without a notification (1000)");
         d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
-        d.put("pg-pool-size", "connections in the PostgreSQL pool (16)");
+        d.put("pg-pool-size", "connections in the PostgreSQL pool, and in each replica's (16)");
+        d.put("pg-timeout-ms", "longest wait for a PostgreSQL connection before 503 (5000)");
+        d.put("pg-statement-timeout-ms", "longest PostgreSQL statement (statement_timeout) before 503 (30000)");
+        d.put("read-replica", "PostgreSQL streaming replica URL for outdated reads; repeatable or comma-separated (none)");
+        d.put("replica-retry-ms", "how long a failed replica is left out of outdated reads (2000)");
+        d.put("read-mode", "reads of requests and collections that name no readMode: single or outdated (single)");
+        d.put("durability", "writes of requests and collections that name no durability: hard or soft (hard)");
         d.put("acl-db", "database of the access rules collection (weft)");
         d.put("acl-collection", "collection of the access rules (acl)");
         d.put("users-db", "database of the users collection (weft)");

@@ -1,6 +1,8 @@
 package dev.weft.http;
 
+import dev.weft.core.Durability;
 import dev.weft.core.Json;
+import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
@@ -17,9 +19,11 @@ import tools.jackson.databind.node.ObjectNode;
  * What every endpoint shares: the store, the JSON codec, the limits, the result cache, the
  * document policy of each collection (which endpoints apply wherever documents enter or leave),
  * and the small translations between HTTP and the store (names from the path, content types,
- * etags, write outcomes to statuses).
+ * etags, read modes and durability, write outcomes to statuses).
  */
 record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies) {
+    static final String READ_MODE = "readMode";
+    static final String DURABILITY = "durability";
 
     static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
@@ -51,6 +55,39 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
         return store.collection(ns).orElseThrow(() -> store.database(ns.db()).isEmpty()
                 ? WeftException.notFound("database " + ns.db() + " does not exist")
                 : WeftException.notFound("collection " + ns + " does not exist"));
+    }
+
+    /**
+     * Where a read may be served from: the request's {@code readMode} parameter, else the
+     * collection's {@code readMode} property, else the {@code read-mode} setting. Unknown values
+     * are 400s.
+     */
+    ReadMode readMode(Exchange ex, Namespace ns) {
+        return mode(ex, ns, READ_MODE).map(v -> ReadMode.parse(v, READ_MODE)).orElse(settings.readMode());
+    }
+
+    /** When a write is acknowledged: {@code durability} parameter, collection property, setting. */
+    Durability durability(Exchange ex, Namespace ns) {
+        return mode(ex, ns, DURABILITY).map(v -> Durability.parse(v, DURABILITY)).orElse(settings.durability());
+    }
+
+    private Optional<String> mode(Exchange ex, Namespace ns, String name) {
+        return ex.param(name).or(() -> store.collection(ns)
+                .map(m -> m.properties().get(name))
+                .filter(JsonNode::isString)
+                .map(JsonNode::asString));
+    }
+
+    /** Collection properties naming a read mode or durability must name known ones (400 otherwise). */
+    static void checkModes(ObjectNode properties) {
+        JsonNode readMode = properties.get(READ_MODE);
+        if (readMode != null) {
+            ReadMode.parse(readMode.isString() ? readMode.asString() : readMode.toString(), "property " + READ_MODE);
+        }
+        JsonNode durability = properties.get(DURABILITY);
+        if (durability != null) {
+            Durability.parse(durability.isString() ? durability.asString() : durability.toString(), "property " + DURABILITY);
+        }
     }
 
     /** A JSON body, required to be JSON (415 otherwise); empty bodies read as {@code {}}. */

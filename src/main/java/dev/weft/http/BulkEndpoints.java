@@ -29,7 +29,7 @@ final class BulkEndpoints {
         Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
         api.existingCollection(ns);
-        WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update));
+        WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update), api.durability(ex, ns));
         answer(ex, result, "modified");
     }
 
@@ -37,7 +37,7 @@ final class BulkEndpoints {
         Namespace ns = api.namespace(ex);
         Filter filter = requiredFilter(ex, ns);
         api.existingCollection(ns);
-        WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter));
+        WriteResult result = api.store().write(new WriteOp.DeleteMany(ns, filter), api.durability(ex, ns));
         answer(ex, result, "deleted");
     }
 

@@ -50,7 +50,7 @@ final class CollectionEndpoints {
         }
         ReadParams params = ReadParams.parse(ex, api, ns);
         if (params.count()) {
-            long total = api.store().count(ns, params.filter());
+            long total = api.store().count(ns, params.filter(), params.readMode());
             ex.setHeader("X-Total-Count", Long.toString(total));
             long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
             ex.setHeader("X-Total-Pages", Long.toString(pages));
@@ -78,7 +78,7 @@ final class CollectionEndpoints {
         if (params.pageSize() > 0) {
             FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), params.pageSize(), params.hint());
             boolean[] first = {true};
-            api.store().find(ns, query, doc -> {
+            api.store().find(ns, query, params.readMode(), doc -> {
                 if (!first[0]) {
                     out.write(',');
                 }
@@ -105,7 +105,7 @@ final class CollectionEndpoints {
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);
-        long size = api.store().count(ns, ReadParams.filterOnly(ex, api, ns));
+        long size = api.store().count(ns, ReadParams.filterOnly(ex, api, ns), api.readMode(ex, ns));
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);
         ex.sendJson(200, api.json().bytes(body));
@@ -148,7 +148,7 @@ final class CollectionEndpoints {
         long inserted;
         long modified = 0;
         if (mode == WriteOp.WriteMode.INSERT) {
-            WriteResult result = api.store().write(new WriteOp.InsertMany(ns, docs));
+            WriteResult result = api.store().write(new WriteOp.InsertMany(ns, docs), api.durability(ex, ns));
             if (!result.ok()) {
                 Api.answerWrite(ex, result, Optional.empty());
                 return;
@@ -158,7 +158,7 @@ final class CollectionEndpoints {
             List<WriteOp> ops = new ArrayList<>(docs.size());
             docs.forEach(d -> ops.add(new WriteOp.Replace(ns, d, mode, Optional.empty())));
             inserted = 0;
-            for (WriteResult r : api.store().writeAll(ops)) {
+            for (WriteResult r : api.store().writeAll(ops, api.durability(ex, ns))) {
                 if (r.outcome() == WriteResult.Outcome.CREATED) {
                     inserted++;
                 } else if (r.outcome() == WriteResult.Outcome.UPDATED) {
@@ -185,6 +185,7 @@ final class CollectionEndpoints {
     void put(Exchange ex) {
         Namespace ns = api.namespace(ex);
         ObjectNode properties = api.objectBody(ex);
+        Api.checkModes(properties);
         StreamQuery.validateDefinitions(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));

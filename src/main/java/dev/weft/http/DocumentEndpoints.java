@@ -48,7 +48,8 @@ final class DocumentEndpoints {
 
     private static String cacheKey(Exchange ex, Namespace ns) {
         return "doc|" + ns + "|" + ex.pathParam("id") + "|" + ex.param("id_type").orElse("")
-                + "|" + String.join("\u0001", ex.params("keys")) + "|" + ex.permission().cacheKey();
+                + "|" + String.join("\u0001", ex.params("keys")) + "|" + ex.param(Api.READ_MODE).orElse("")
+                + "|" + ex.permission().cacheKey();
     }
 
     /** The document with its ETag, or 304 when the client has this version (If-None-Match). */
@@ -68,7 +69,7 @@ final class DocumentEndpoints {
     /** The document as this request may see it, with its etag; 404 when missing or outside the read filter. */
     private ResultCache.Answer read(Exchange ex, Namespace ns) {
         JsonNode id = id(ex);
-        Optional<StoredDocument> doc = api.store().get(ns, id);
+        Optional<StoredDocument> doc = api.store().get(ns, id, api.readMode(ex, ns));
         JsonNode tree = null;
         if (doc.isPresent() && !ex.permission().readsEverything()) {
             tree = api.json().parse(doc.get().json(), "stored document");

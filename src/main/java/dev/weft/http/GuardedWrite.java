@@ -1,13 +1,14 @@
 package dev.weft.http;
 
+import dev.weft.core.Durability;
 import dev.weft.core.WeftException;
 import dev.weft.security.Permission;
 import dev.weft.store.Namespace;
 import dev.weft.store.StoredDocument;
-import dev.weft.store.WriteOp;
 import dev.weft.store.WriteOp.WriteMode;
-import dev.weft.store.WriteResult;
+import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult.Outcome;
+import dev.weft.store.WriteResult;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -36,8 +37,9 @@ final class GuardedWrite {
     static WriteResult write(Api api, Exchange ex, Namespace ns, JsonNode id, WriteMode mode, Plan plan) {
         Permission permission = ex.permission();
         Optional<String> clientIfMatch = Api.ifMatch(ex);
+        Durability durability = api.durability(ex, ns);
         if (!permission.restrictsWrites() || mode == WriteMode.INSERT) {
-            return api.store().write(plan.op(Optional.empty(), mode, clientIfMatch));
+            return api.store().write(plan.op(Optional.empty(), mode, clientIfMatch), durability);
         }
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             Optional<StoredDocument> current = api.store().get(ns, id);
@@ -45,7 +47,7 @@ final class GuardedWrite {
                 if (mode == WriteMode.UPDATE) {
                     return WriteResult.failed(Outcome.NOT_FOUND, "no document with _id " + api.json().text(id));
                 }
-                WriteResult result = api.store().write(plan.op(Optional.empty(), WriteMode.INSERT, clientIfMatch));
+                WriteResult result = api.store().write(plan.op(Optional.empty(), WriteMode.INSERT, clientIfMatch), durability);
                 if (result.outcome() == Outcome.CONFLICT && clientIfMatch.isEmpty()) {
                     continue; // inserted meanwhile: check the document that is there now
                 }
@@ -54,7 +56,7 @@ final class GuardedWrite {
             ObjectNode stored = api.json().parseObject(current.get().json(), "stored document");
             permission.admitStored(stored);
             Optional<String> ifMatch = clientIfMatch.or(() -> Etags.of(current.get().json()));
-            WriteResult result = api.store().write(plan.op(Optional.of(stored), mode, ifMatch));
+            WriteResult result = api.store().write(plan.op(Optional.of(stored), mode, ifMatch), durability);
             if (result.outcome() == Outcome.PRECONDITION_FAILED && clientIfMatch.isEmpty()) {
                 continue; // changed meanwhile: check again
             }

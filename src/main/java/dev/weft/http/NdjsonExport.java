@@ -29,7 +29,7 @@ final class NdjsonExport {
         ReadParams params = ReadParams.parse(ex, api, ns);
         FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), Long.MAX_VALUE, params.hint());
         try (OutputStream out = new BufferedOutputStream(ex.stream(200, CollectionEndpoints.NDJSON), BUFFER)) {
-            api.store().find(ns, query, doc -> {
+            api.store().find(ns, query, params.readMode(), doc -> {
                 try {
                     out.write(renderer.render(doc, params));
                     out.write('\n');

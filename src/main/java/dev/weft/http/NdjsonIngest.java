@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.store.Namespace;
@@ -62,6 +63,7 @@ final class NdjsonIngest {
 
     void ingest(Exchange ex, Namespace ns) throws IOException, InterruptedException {
         Report report = new Report();
+        Durability durability = api.durability(ex, ns);
         LineReader reader = new LineReader(ex.bodyStream(), api.settings().maxNdjsonLineBytes());
         List<Line> chunk = new ArrayList<>(CHUNK);
         CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
@@ -82,11 +84,11 @@ final class NdjsonIngest {
                 report.error(number, e.getMessage());
             }
             if (chunk.size() == CHUNK) {
-                inFlight = submit(inFlight, ns, chunk, report);
+                inFlight = submit(inFlight, ns, durability, chunk, report);
                 chunk = new ArrayList<>(CHUNK);
             }
         }
-        inFlight = submit(inFlight, ns, chunk, report);
+        inFlight = submit(inFlight, ns, durability, chunk, report);
         await(inFlight);
         ObjectNode answer = Json.NODES.objectNode();
         answer.put("inserted", report.inserted);
@@ -96,19 +98,20 @@ final class NdjsonIngest {
     }
 
     /** Waits for the previous chunk, then commits this one on its own virtual thread. */
-    private CompletableFuture<Void> submit(CompletableFuture<Void> previous, Namespace ns, List<Line> chunk, Report report)
+    private CompletableFuture<Void> submit(CompletableFuture<Void> previous, Namespace ns, Durability durability,
+                                           List<Line> chunk, Report report)
             throws InterruptedException {
         await(previous);
         if (chunk.isEmpty()) {
             return previous;
         }
-        return CompletableFuture.runAsync(() -> store(ns, chunk, report), Thread.ofVirtual()::start);
+        return CompletableFuture.runAsync(() -> store(ns, durability, chunk, report), Thread.ofVirtual()::start);
     }
 
-    private void store(Namespace ns, List<Line> chunk, Report report) {
+    private void store(Namespace ns, Durability durability, List<Line> chunk, Report report) {
         List<ObjectNode> docs = new ArrayList<>(chunk.size());
         chunk.forEach(l -> docs.add(l.doc()));
-        WriteResult all = api.store().write(new WriteOp.InsertMany(ns, docs));
+        WriteResult all = api.store().write(new WriteOp.InsertMany(ns, docs), durability);
         if (all.ok()) {
             report.inserted += docs.size();
             return;
@@ -116,7 +119,7 @@ final class NdjsonIngest {
         // Some line conflicts: retry one op per line to say which, keeping the others.
         List<WriteOp> single = new ArrayList<>(chunk.size());
         chunk.forEach(l -> single.add(new WriteOp.InsertMany(ns, List.of(l.doc()))));
-        List<WriteResult> results = api.store().writeAll(single);
+        List<WriteResult> results = api.store().writeAll(single, durability);
         for (int i = 0; i < results.size(); i++) {
             WriteResult r = results.get(i);
             if (r.ok()) {

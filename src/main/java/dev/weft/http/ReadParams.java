@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.core.ReadMode;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
@@ -16,7 +17,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The parse and plan stage of a read: {@code filter} (repeatable, ANDed), {@code keys}
- * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint}.
+ * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint},
+ * {@code readMode} (see {@link Api#readMode}; part of the cache key, so an outdated result is
+ * never served to a read that asked for the primary).
  * Each bad parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy}
  * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read
  * path at once: its read filter is ANDed into {@link #filter} and its projection runs after the
@@ -25,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
  * documents of the collection are shown.
  */
 record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, String cacheKey, DocumentPolicy policy) {
+                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey, DocumentPolicy policy) {
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns) {
         DocumentPolicy policy = api.policy(ns);
@@ -36,17 +39,21 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
         return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint,
-                cacheKey(ex, ns), policy);
+                api.readMode(ex, ns), cacheKey(ex, ns), policy);
     }
 
     /**
      * The result cache key of a list read, made of the raw parameters and the permission: equal
-     * raw parameters parse to the same query, so a cache hit needs no parsing at all.
+     * raw parameters parse to the same query, so a cache hit needs no parsing at all. The raw
+     * {@code readMode} is part of it: with the collection's properties fixed (changing them
+     * changes every version, see {@link dev.weft.store.Store#version}), equal raw values resolve
+     * to the same read mode, so a result read from a replica is never served to a primary read.
      */
     static String cacheKey(Exchange ex, Namespace ns) {
         return "list|" + ns + "|" + String.join("\u0001", ex.params("filter")) + "|" + String.join("\u0001", ex.params("keys"))
                 + "|" + String.join("\u0001", ex.params("sort")) + "|" + ex.param("page").orElse("")
                 + "|" + ex.param("pagesize").orElse("") + "|" + ex.param("hint").orElse("")
+                + "|" + ex.param(Api.READ_MODE).orElse("")
                 + "|" + ex.permission().cacheKey();
     }
 

@@ -1,5 +1,7 @@
 package dev.weft.store;
 
+import dev.weft.core.Durability;
+import dev.weft.core.ReadMode;
 import dev.weft.query.Filter;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +16,12 @@ import tools.jackson.databind.node.ObjectNode;
  * durable (acknowledged means it survives kill -9); writes are applied by one writer in commit
  * order; reads see only committed data; every write sets a new {@code _etag}; documents come
  * back as the exact bytes stored. Names reaching a store are already validated
- * ({@link Namespace}). Client mistakes are thrown as {@link dev.weft.core.WeftException}.
+ * ({@link Namespace}). Client mistakes are thrown as {@link dev.weft.core.WeftException}; a
+ * database that cannot be reached in time is a 503 of the same kind.
+ *
+ * <p>Every read takes a {@link ReadMode} and every write a {@link Durability}; the short forms
+ * read the primary and write hard. Internal readers that must see the latest state (users,
+ * access rules, read-modify-write) use the short forms.
  */
 public interface Store extends AutoCloseable {
 
@@ -50,12 +57,24 @@ public interface Store extends AutoCloseable {
 
     // --- reads ---------------------------------------------------------------------------
 
-    Optional<StoredDocument> get(Namespace ns, JsonNode id);
+    Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode);
+
+    default Optional<StoredDocument> get(Namespace ns, JsonNode id) {
+        return get(ns, id, ReadMode.SINGLE);
+    }
 
     /** Matching documents in sort order, skip and limit applied, handed to {@code sink} one by one. */
-    void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink);
+    void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink);
 
-    long count(Namespace ns, Filter filter);
+    default void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink) {
+        find(ns, query, ReadMode.SINGLE, sink);
+    }
+
+    long count(Namespace ns, Filter filter, ReadMode mode);
+
+    default long count(Namespace ns, Filter filter) {
+        return count(ns, filter, ReadMode.SINGLE);
+    }
 
     /**
      * A number that changes whenever a write to the collection commits; caches of query results
@@ -65,11 +84,21 @@ public interface Store extends AutoCloseable {
 
     // --- writes --------------------------------------------------------------------------
 
-    /** Runs one write through the group-committing writer and waits for it to be durable. */
-    WriteResult write(WriteOp op);
+    /** Runs one write and returns once it is committed as {@code durability} asks. */
+    default WriteResult write(WriteOp op, Durability durability) {
+        return writeAll(List.of(op), durability).getFirst();
+    }
+
+    default WriteResult write(WriteOp op) {
+        return write(op, Durability.HARD);
+    }
 
     /** Runs several writes in one transaction batch; each has its own result. */
-    List<WriteResult> writeAll(List<WriteOp> ops);
+    List<WriteResult> writeAll(List<WriteOp> ops, Durability durability);
+
+    default List<WriteResult> writeAll(List<WriteOp> ops) {
+        return writeAll(ops, Durability.HARD);
+    }
 
     // --- change events -------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 package dev.weft.store.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.ObjectIds;
+import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
@@ -22,11 +23,10 @@ import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
-import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.QueryPlanner.Plan;
+import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.TopK;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,7 +38,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +67,14 @@ import tools.jackson.databind.node.ObjectNode;
  * Catalog changes are serialised across nodes by an advisory lock. Every commit notifies
  * ({@code pg_notify}) the other nodes, which invalidate their result caches ({@link #version})
  * and reload their catalog within a fraction of a second.
+ *
+ * <p>{@link ReadMode#OUTDATED} reads may run on a streaming replica ({@link Replicas}); the
+ * catalog is always the primary's, and a replica that lacks a table it names (it has not replayed
+ * its creation yet) sends the read to the primary. {@link Durability#SOFT} writes commit with
+ * {@code synchronous_commit = off}. Every wait for the database is bounded
+ * ({@link PgConnections}); a failure of the database is a 503 ({@link #unavailable}), and the
+ * store recovers by itself when the database is back: the pools open new connections, and the
+ * listener reconnects and reloads everything it may have missed.
  */
 public final class PostgresStore implements Store {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
@@ -77,8 +84,10 @@ public final class PostgresStore implements Store {
     private static final Filter ALL = Filter.all();
 
     private final Json json;
+    private final Settings settings;
     private final PgUrl url;
     private final HikariDataSource pool;
+    private final Replicas replicas;
     private final PgWrites docs;
     private final String channel;
     private final long lockKey;
@@ -102,19 +111,9 @@ public final class PostgresStore implements Store {
 
     public PostgresStore(Settings settings, Json json) {
         this.json = json;
+        this.settings = settings;
         this.url = PgUrl.parse(settings.store());
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url.jdbc());
-        config.setUsername(url.user());
-        if (url.password() != null) {
-            config.setPassword(url.password());
-        }
-        config.setMaximumPoolSize(settings.pgPoolSize());
-        config.setMinimumIdle(Math.min(2, settings.pgPoolSize()));
-        config.setConnectionTimeout(10_000);
-        config.setPoolName("weft-pg");
-        config.addDataSourceProperty("tcpKeepAlive", "true");
-        this.pool = new HikariDataSource(config);
+        this.pool = PgConnections.pool(url, settings, "weft-pg", false);
         this.docs = new PgWrites(json, this);
         try (Connection c = pool.getConnection()) {
             String schema;
@@ -129,6 +128,7 @@ public final class PostgresStore implements Store {
             pool.close();
             throw new IllegalStateException("cannot open the PostgreSQL store at " + url.jdbc() + ": " + e.getMessage(), e);
         }
+        this.replicas = new Replicas(settings);
         reload();
         events = new PgEventLog(pool, json, settings.streamRetentionEvents(), settings.streamRetentionMs(), settings.streamPollMs());
         events.start();
@@ -196,12 +196,7 @@ public final class PostgresStore implements Store {
      */
     private void listen() {
         while (!closed) {
-            Properties props = new Properties();
-            props.setProperty("user", url.user());
-            if (url.password() != null) {
-                props.setProperty("password", url.password());
-            }
-            try (Connection c = DriverManager.getConnection(url.jdbc(), props)) {
+            try (Connection c = PgConnections.connect(url, settings)) {
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + channel);
                 }
@@ -509,7 +504,7 @@ public final class PostgresStore implements Store {
                 c.commit();
                 return result;
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                rollbackQuietly(c, e);
                 throw e;
             } finally {
                 reload();
@@ -522,9 +517,9 @@ public final class PostgresStore implements Store {
     // --- reads ---------------------------------------------------------------------------
 
     @Override
-    public Optional<StoredDocument> get(Namespace ns, JsonNode id) {
+    public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
         byte[] key = DocumentWrites.key(id);
-        return read(false, c -> {
+        return read(mode, false, () -> true, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT body FROM " + coll(ns).table() + " WHERE id = ?")) {
                 ps.setBytes(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -535,7 +530,7 @@ public final class PostgresStore implements Store {
     }
 
     @Override
-    public void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink) {
+    public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> out) {
         Filter filter = query.filter() == null ? ALL : query.filter();
         Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
         long skip = Math.max(0, query.skip());
@@ -545,7 +540,12 @@ public final class PostgresStore implements Store {
         }
         boolean everything = filter == ALL;
         Optional<String> hint = query.hint() == null ? Optional.empty() : query.hint();
-        read(true, c -> {
+        boolean[] sent = {false};
+        Consumer<StoredDocument> sink = doc -> {
+            sent[0] = true;
+            out.accept(doc);
+        };
+        read(mode, true, () -> !sent[0], c -> {
             Catalog.Coll coll = coll(ns);
             Plan<Catalog.Index> plan = plan(c, coll, filter, sort, skip, limit, hint);
             if (!plan.ordered()) {
@@ -581,9 +581,9 @@ public final class PostgresStore implements Store {
     }
 
     @Override
-    public long count(Namespace ns, Filter filter) {
+    public long count(Namespace ns, Filter filter, ReadMode mode) {
         Filter f = filter == null ? ALL : filter;
-        return read(true, c -> {
+        return read(mode, true, () -> true, c -> {
             Catalog.Coll coll = coll(ns);
             if (f == ALL) {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + coll.table())) {
@@ -748,28 +748,26 @@ public final class PostgresStore implements Store {
 
     /**
      * Runs {@code fn} on a pooled connection; with {@code snapshot}, in one repeatable-read
-     * transaction. A statement that fails because another node dropped its table reloads the
+     * transaction. An {@link ReadMode#OUTDATED} read runs on a replica when one is in; if that
+     * fails before anything was handed out ({@code untouched}), it runs on the primary instead.
+     * A statement that fails on the primary because another node dropped its table reloads the
      * catalog and runs again (then usually finds the collection gone: 404).
      */
-    private <T> T read(boolean snapshot, ReadFn<T> fn) {
-        for (int attempt = 0; ; attempt++) {
-            try (Connection c = pool.getConnection()) {
-                try {
-                    if (snapshot) {
-                        c.setAutoCommit(false);
-                        exec(c, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-                    }
-                    T result = fn.apply(c);
-                    if (snapshot) {
-                        c.commit();
-                    }
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    if (snapshot) {
-                        c.rollback();
-                    }
-                    throw e;
+    private <T> T read(ReadMode mode, boolean snapshot, java.util.function.BooleanSupplier untouched, ReadFn<T> fn) {
+        Optional<Replicas.Replica> replica = mode == ReadMode.OUTDATED ? replicas.pick() : Optional.empty();
+        if (replica.isPresent()) {
+            try {
+                return readOn(replica.get().pool(), snapshot, fn);
+            } catch (SQLException e) {
+                replicas.failed(replica.get(), e);
+                if (!untouched.getAsBoolean()) {
+                    throw unavailable("read failed on " + replica.get().name(), e);
                 }
+            }
+        }
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return readOn(pool, snapshot, fn);
             } catch (SQLException e) {
                 if (isStaleCatalog(e) && attempt < 3) {
                     reload();
@@ -780,20 +778,47 @@ public final class PostgresStore implements Store {
         }
     }
 
-    // --- writes --------------------------------------------------------------------------
-
-    @Override
-    public WriteResult write(WriteOp op) {
-        return writeAll(List.of(op)).getFirst();
+    private static <T> T readOn(HikariDataSource from, boolean snapshot, ReadFn<T> fn) throws SQLException {
+        try (Connection c = from.getConnection()) {
+            try {
+                if (snapshot) {
+                    c.setAutoCommit(false);
+                    exec(c, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                }
+                T result = fn.apply(c);
+                if (snapshot) {
+                    c.commit();
+                }
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                if (snapshot) {
+                    rollbackQuietly(c, e);
+                }
+                throw e;
+            }
+        }
     }
+
+    /** A rollback on a connection that may be broken; its failure is added to the cause, not thrown. */
+    private static void rollbackQuietly(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    // --- writes --------------------------------------------------------------------------
 
     /**
      * All ops in one transaction, each in a savepoint when there are several (a failing op
      * undoes only itself). Retried from the start when the catalog changed underneath, on a
      * deadlock or serialization failure, and when an upsert lost a race to insert the same _id.
+     * A {@link Durability#SOFT} transaction runs with {@code synchronous_commit = off}: its commit
+     * returns before its WAL is flushed.
      */
     @Override
-    public List<WriteResult> writeAll(List<WriteOp> ops) {
+    public List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
         if (ops.isEmpty()) {
             return List.of();
         }
@@ -809,6 +834,9 @@ public final class PostgresStore implements Store {
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 try {
+                    if (durability == Durability.SOFT) {
+                        exec(c, "SET LOCAL synchronous_commit = off");
+                    }
                     List<WriteResult> results = run(c, plan, ops, touched, changes);
                     if (results == null) {
                         c.rollback();
@@ -831,7 +859,7 @@ public final class PostgresStore implements Store {
                     }
                     return results;
                 } catch (SQLException | RuntimeException e) {
-                    c.rollback();
+                    rollbackQuietly(c, e);
                     throw e;
                 }
             } catch (SQLException e) {
@@ -967,9 +995,10 @@ public final class PostgresStore implements Store {
         return "42P01".equals(e.getSQLState());
     }
 
+    /** A failure of the database rather than of the request: 503, saying so. */
     private static WeftException unavailable(String what, SQLException e) {
         LOG.warn("{}: {}", what, e.getMessage());
-        return new WeftException(503, what + ": " + e.getMessage());
+        return new WeftException(503, "PostgreSQL is unavailable (" + what + "): " + e.getMessage());
     }
 
     private static void exec(Connection c, String sql) throws SQLException {
@@ -1017,6 +1046,7 @@ public final class PostgresStore implements Store {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        replicas.close();
         pool.close();
     }
 }

@@ -1,14 +1,16 @@
 package dev.weft.store.sqlite;
 
-import dev.weft.store.Catalog;
+import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.ObjectIds;
+import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
+import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
@@ -45,7 +47,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The embedded store: one SQLite file {@code <data>/weft.db} in WAL mode with
- * {@code synchronous=FULL}. One writer connection owned by the {@link Writer} thread
+ * {@code synchronous=FULL}. It has no replicas: every {@link ReadMode} reads this file, and
+ * every write is hard ({@link Durability#SOFT} is accepted and written as hard). One writer connection owned by the {@link Writer} thread
  * (group commit), and a pool of {@code sqlite-readers} read connections: SQLite's native calls
  * pin the carrier thread, so at most that many virtual threads are inside SQLite at once.
  *
@@ -364,7 +367,7 @@ public final class SqliteStore implements Store, EventLog {
     // --- reads ---------------------------------------------------------------------------
 
     @Override
-    public Optional<StoredDocument> get(Namespace ns, JsonNode id) {
+    public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
         byte[] key = DocWrites.key(id);
         return read(false, sql -> {
             PreparedStatement ps = sql.prepare("SELECT body FROM " + requireColl(catalog, ns).table() + " WHERE id = ?");
@@ -376,7 +379,7 @@ public final class SqliteStore implements Store, EventLog {
     }
 
     @Override
-    public void find(Namespace ns, FindQuery query, Consumer<StoredDocument> sink) {
+    public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink) {
         Filter filter = query.filter() == null ? ALL : query.filter();
         Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
         long skip = Math.max(0, query.skip());
@@ -474,7 +477,7 @@ public final class SqliteStore implements Store, EventLog {
     }
 
     @Override
-    public long count(Namespace ns, Filter filter) {
+    public long count(Namespace ns, Filter filter, ReadMode mode) {
         Filter f = filter == null ? ALL : filter;
         return read(true, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
@@ -580,13 +583,9 @@ public final class SqliteStore implements Store, EventLog {
 
     // --- writes --------------------------------------------------------------------------
 
+    /** Every write is hard here (synchronous=FULL, group-committed): {@code soft} is accepted as hard. */
     @Override
-    public WriteResult write(WriteOp op) {
-        return writeAll(List.of(op)).getFirst();
-    }
-
-    @Override
-    public List<WriteResult> writeAll(List<WriteOp> ops) {
+    public List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
         if (ops.isEmpty()) {
             return List.of();
         }

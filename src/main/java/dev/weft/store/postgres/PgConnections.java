@@ -1,0 +1,68 @@
+package dev.weft.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.weft.core.Settings;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * Connections to one PostgreSQL server (the primary or a replica) with every wait bounded, so
+ * that a database that stops answering turns into 503s rather than requests that hang:
+ * <ul>
+ * <li>a pooled connection is waited for at most {@code pg-timeout-ms} (HikariCP's
+ *     {@code connectionTimeout}; the driver's connect and login timeouts are the same);</li>
+ * <li>a statement runs at most {@code pg-statement-timeout-ms} ({@code statement_timeout}, set
+ *     for the session), and a reply is waited for at most that plus {@code pg-timeout-ms} on the
+ *     socket ({@code socketTimeout}), which also catches a server that vanished without closing
+ *     the connection.</li>
+ * </ul>
+ * Recovery needs nothing of Weft: HikariCP validates a connection that has been idle before
+ * handing it out, drops broken ones, and keeps opening new ones while requests wait.
+ */
+final class PgConnections {
+    private PgConnections() {}
+
+    static HikariDataSource pool(PgUrl url, Settings settings, String name, boolean mayStartDown) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url.jdbc());
+        config.setUsername(url.user());
+        if (url.password() != null) {
+            config.setPassword(url.password());
+        }
+        config.setMaximumPoolSize(settings.pgPoolSize());
+        config.setMinimumIdle(Math.min(2, settings.pgPoolSize()));
+        config.setConnectionTimeout(settings.pgTimeoutMs());
+        config.setValidationTimeout(Math.max(250, Math.min(5_000, settings.pgTimeoutMs() / 2)));
+        config.setPoolName(name);
+        // a replica that is down when Weft starts is left out until it answers, not fatal
+        config.setInitializationFailTimeout(mayStartDown ? -1 : settings.pgTimeoutMs());
+        driverProperties(settings).forEach((k, v) -> config.addDataSourceProperty((String) k, v));
+        return new HikariDataSource(config);
+    }
+
+    /** A connection outside the pool (the notification listener's), with the same bounds. */
+    static java.sql.Connection connect(PgUrl url, Settings settings) throws SQLException {
+        Properties props = driverProperties(settings);
+        props.setProperty("user", url.user());
+        if (url.password() != null) {
+            props.setProperty("password", url.password());
+        }
+        return java.sql.DriverManager.getConnection(url.jdbc(), props);
+    }
+
+    private static Properties driverProperties(Settings settings) {
+        long connectS = seconds(settings.pgTimeoutMs());
+        Properties p = new Properties();
+        p.setProperty("tcpKeepAlive", "true");
+        p.setProperty("connectTimeout", Long.toString(connectS));
+        p.setProperty("loginTimeout", Long.toString(connectS));
+        p.setProperty("socketTimeout", Long.toString(seconds(settings.pgStatementTimeoutMs()) + connectS));
+        p.setProperty("options", "-c statement_timeout=" + settings.pgStatementTimeoutMs());
+        return p;
+    }
+
+    private static long seconds(long ms) {
+        return Math.max(1, (ms + 999) / 1000);
+    }
+}
