@@ -160,10 +160,12 @@ as_pg() {
   elif [ "$(id -un)" = postgres ]; then "$@"
   else sudo -u postgres -- "$@"; fi
 }
-pg_dir() { # a temp dir owned by postgres
-  local d; d=$(mktemp -d /tmp/weft-bench-pg.XXXXXX)
-  [ "$(id -u)" = 0 ] && chown postgres: "$d"
-  chmod 700 "$d"; PG_DIRS+=("$d"); echo "$d"
+PG_DIR=""
+pg_dir() { # sets PG_DIR: a new temp dir owned by postgres, removed by the trap (not in $(...))
+  PG_DIR=$(mktemp -d /tmp/weft-bench-pg.XXXXXX)
+  PG_DIRS+=("$PG_DIR")
+  if [ "$(id -u)" = 0 ]; then chown postgres: "$PG_DIR"; fi
+  chmod 700 "$PG_DIR"
 }
 pg_server_start() { # dir port
   local dir=$1 port=$2
@@ -174,7 +176,7 @@ pg_server_start() { # dir port
 start_pg() {
   [ -n "$PG_BIN" ] || pg_find_bin
   id postgres >/dev/null 2>&1 || die "no postgres user (install Debian's postgresql package)"
-  local dir port; dir=$(pg_dir); port=$(free_port)
+  pg_dir; local dir=$PG_DIR port; port=$(free_port)
   as_pg "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
   pg_server_start "$dir" "$port"
@@ -184,7 +186,7 @@ start_pg() {
 }
 start_pg_replica() {
   [ -n "${PG_PRIMARY_PORT:-}" ] || die "start_pg first"
-  local dir port; dir=$(pg_dir); port=$(free_port)
+  pg_dir; local dir=$PG_DIR port; port=$(free_port)
   as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PRIMARY_PORT" -U postgres -D "$dir/data" -R -X stream -c fast \
     >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; die "pg_basebackup failed"; }
   pg_server_start "$dir" "$port"
