@@ -190,6 +190,7 @@ start_pg_replica() {
   as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PRIMARY_PORT" -U postgres -D "$dir/data" -R -X stream -c fast \
     >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; die "pg_basebackup failed"; }
   pg_server_start "$dir" "$port"
+  PG_REPLICA_PORT=$port
   PG_REPLICA_URL="postgresql://postgres@127.0.0.1:$port/postgres"
   log "bench: PostgreSQL streaming replica at $PG_REPLICA_URL (dir $dir)"
 }
@@ -201,6 +202,8 @@ stop_pg_all() {
   done
   PG_DIRS=(); PG_URL=""; PG_REPLICA_URL=""; PG_PRIMARY_PORT=""
 }
+# pg_sql PORT SQL: the result of one statement (unaligned, no headers), as postgres over TCP.
+pg_sql() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d postgres -XAtqc "$2"; }
 pg_version() { [ -n "$PG_BIN" ] && "$PG_BIN/postgres" --version | awk '{print $3}'; }
 
 # --store sqlite|postgresql of the scripts: bench_store KIND starts PostgreSQL when asked and sets
