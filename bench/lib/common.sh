@@ -23,6 +23,7 @@ bench_cleanup() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
+  [ "${#PG_DIRS[@]}" -eq 0 ] || stop_pg_all
   if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ]; then
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "bench: kept $BENCH_TMP"; else rm -rf "$BENCH_TMP"; fi
   fi
@@ -132,24 +133,117 @@ use_auth_token() {
   export WEFT_AUTH="Basic $(printf 'admin:%s' "$token" | base64 -w0)"
 }
 
+# --- PostgreSQL ----------------------------------------------------------------------------
+# start_pg: a throwaway primary of the benchmark's own (as scripts/test-env and the tests'
+# PgCluster do): initdb as the postgres user (PostgreSQL refuses root) in a temp dir owned by
+# postgres, a free port on 127.0.0.1, its unix socket in that dir, trust authentication. Sets
+# PG_URL. start_pg_replica: a streaming hot standby of it (pg_basebackup -R); sets PG_REPLICA_URL.
+# Both are stopped (pg_ctl -m immediate) and removed by the script's trap (bench_cleanup).
+# Durability is the engine's default (fsync on) unless BENCH_PG_FSYNC=off. Installed from
+# Debian's packages when missing.
+PG_BIN=""; PG_URL=""; PG_REPLICA_URL=""; PG_DIRS=()
+pg_find_bin() {
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -z "$d" ] || [ ! -x "$d/initdb" ]; then
+    log "bench: installing postgresql from Debian's packages"
+    local sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq postgresql >&2 \
+      || { "${sudo[@]}" apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq postgresql >&2; } \
+      || die "could not install postgresql"
+    d=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+  fi
+  PG_BIN=$d
+}
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"
+  elif [ "$(id -un)" = postgres ]; then "$@"
+  else sudo -u postgres -- "$@"; fi
+}
+PG_DIR=""
+pg_dir() { # sets PG_DIR: a new temp dir owned by postgres, removed by the trap (not in $(...))
+  PG_DIR=$(mktemp -d /tmp/weft-bench-pg.XXXXXX)
+  PG_DIRS+=("$PG_DIR")
+  if [ "$(id -u)" = 0 ]; then chown postgres: "$PG_DIR"; fi
+  chmod 700 "$PG_DIR"
+}
+pg_server_start() { # dir port
+  local dir=$1 port=$2
+  as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=${BENCH_PG_SHARED_BUFFERS:-256MB} -c fsync=${BENCH_PG_FSYNC:-on} -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_receiver_status_interval=1s" \
+    >/dev/null || { cat "$dir/server.log" >&2; die "PostgreSQL did not start in $dir"; }
+}
+start_pg() {
+  [ -n "$PG_BIN" ] || pg_find_bin
+  id postgres >/dev/null 2>&1 || die "no postgres user (install Debian's postgresql package)"
+  pg_dir; local dir=$PG_DIR port; port=$(free_port)
+  as_pg "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+  pg_server_start "$dir" "$port"
+  PG_PRIMARY_PORT=$port
+  PG_URL="postgresql://postgres@127.0.0.1:$port/postgres"
+  log "bench: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') primary at $PG_URL (dir $dir)"
+}
+start_pg_replica() {
+  [ -n "${PG_PRIMARY_PORT:-}" ] || die "start_pg first"
+  pg_dir; local dir=$PG_DIR port; port=$(free_port)
+  as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PRIMARY_PORT" -U postgres -D "$dir/data" -R -X stream -c fast \
+    >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; die "pg_basebackup failed"; }
+  pg_server_start "$dir" "$port"
+  PG_REPLICA_PORT=$port
+  PG_REPLICA_URL="postgresql://postgres@127.0.0.1:$port/postgres"
+  log "bench: PostgreSQL streaming replica at $PG_REPLICA_URL (dir $dir)"
+}
+stop_pg_all() {
+  local d
+  for d in "${PG_DIRS[@]}"; do
+    [ -d "$d/data" ] && as_pg "$PG_BIN/pg_ctl" -D "$d/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+    rm -rf "$d"
+  done
+  PG_DIRS=(); PG_URL=""; PG_REPLICA_URL=""; PG_PRIMARY_PORT=""
+}
+# pg_sql PORT SQL: the result of one statement (unaligned, no headers), as postgres over TCP.
+pg_sql() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d postgres -XAtqc "$2"; }
+pg_version() { [ -n "$PG_BIN" ] && "$PG_BIN/postgres" --version | awk '{print $3}'; }
+
+# --store sqlite|postgresql of the scripts: bench_store KIND starts PostgreSQL when asked and sets
+# WEFT_STORE_ARGS for start_weft.
+BENCH_STORE=sqlite
+WEFT_STORE_ARGS=()
+bench_store() {
+  BENCH_STORE=$1
+  case "$BENCH_STORE" in
+    sqlite) WEFT_STORE_ARGS=() ;;
+    postgresql|postgres|pg) BENCH_STORE=postgresql; start_pg; WEFT_STORE_ARGS=(--store "$PG_URL") ;;
+    *) die "--store is sqlite or postgresql, not $1" ;;
+  esac
+}
+
 # --- Weft ----------------------------------------------------------------------------------
-WEFT_PORT=""; WEFT_PID=""; WEFT_URL=""
+# start_weft [weft start args...]: e.g. --store URL --read-replica URL; WEFT_STORE_ARGS (set by
+# bench_store) are passed first. A second call starts a second Weft (stop_weft the first).
+WEFT_PORT=""; WEFT_PID=""; WEFT_URL=""; WEFT_SEQ=0
 start_weft() {
   auth_enable
   WEFT_PORT=$(free_port)
-  local data="$BENCH_TMP/weft-data"; mkdir -p "$data"
-  log "bench: starting Weft on port $WEFT_PORT (data $data, log $BENCH_TMP/weft.log)"
-  ( cd "$REPO_ROOT" && exec ./weft start --port "$WEFT_PORT" --data "$data" ) >"$BENCH_TMP/weft.log" 2>&1 &
+  WEFT_SEQ=$((WEFT_SEQ + 1))
+  local data="$BENCH_TMP/weft-data-$WEFT_SEQ"; mkdir -p "$data"
+  local args=("${WEFT_STORE_ARGS[@]}" "$@")
+  WEFT_LOG="$BENCH_TMP/weft.log"; [ "$WEFT_SEQ" = 1 ] || WEFT_LOG="$BENCH_TMP/weft-$WEFT_SEQ.log"
+  log "bench: starting Weft on port $WEFT_PORT (data $data, ${args[*]:-sqlite}, log $WEFT_LOG)"
+  ( cd "$REPO_ROOT" && exec ./weft start --port "$WEFT_PORT" --data "$data" "${args[@]}" ) >"$WEFT_LOG" 2>&1 &
   WEFT_PID=$!; track_pid "$WEFT_PID"
   WEFT_URL="http://127.0.0.1:$WEFT_PORT"
   if ! wait_http "$WEFT_URL/ping" "${WEFT_START_TIMEOUT:-300}" "$WEFT_PID"; then
-    tail -n 30 "$BENCH_TMP/weft.log" >&2 || true
+    tail -n 30 "$WEFT_LOG" >&2 || true
     die "Weft did not answer GET /ping with 200"
   fi
 }
 
 # weft_call METHOD PATH [curl args...]: prints the body; fails unless the status is 2xx.
 # Sets CALL_STATUS. Body in $BENCH_TMP/last-body, headers in $BENCH_TMP/last-headers.
+stop_weft() { [ -n "$WEFT_PID" ] && stop_pid "$WEFT_PID"; WEFT_PID=""; }
+
 CALL_STATUS=""
 weft_call() {
   local method=$1 path=$2; shift 2
@@ -230,6 +324,7 @@ print_machine() {
   echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(uname -sr), $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
   echo "load generator: $(wrk -v 2>&1 | head -n1 | awk '{print $1, $2}') on the same cores; reference: nginx $("$NGINX_BIN" -v 2>&1 | sed 's/.*nginx\///'), worker_processes $NGINX_WORKERS, fixed bytes from memory"
   echo "java: $("$java_home/bin/java" -version 2>&1 | sed -n 2p)"
+  [ -z "$PG_BIN" ] || echo "postgresql: $(pg_version) (throwaway cluster on the same cores, fsync=${BENCH_PG_FSYNC:-on}, shared_buffers=${BENCH_PG_SHARED_BUFFERS:-256MB})"
   echo "weft: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO_ROOT" diff --quiet 2>/dev/null || echo ' (dirty)') $(git -C "$REPO_ROOT" rev-parse --abbrev-ref HEAD 2>/dev/null)"
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: figures are comparable only within one run)"
 }

@@ -39,6 +39,8 @@ public final class Exchange implements AuthRequest {
     private Permission permission = Permission.ALL;
     private int status;
     private boolean answered;
+    private boolean bodyTouched;
+    private static final long DRAINED_MAX = 64 * 1024;
     private boolean takesAccessToken;
 
     Exchange(Request request, Response response, Callback callback, Map<String, String> pathParams, long maxBodyBytes) {
@@ -145,6 +147,7 @@ public final class Exchange implements AuthRequest {
 
     /** The whole body, refused with 413 past {@code max-body-bytes}. */
     public byte[] body() {
+        bodyTouched = true;
         long declared = request.getLength();
         if (declared > maxBodyBytes) {
             throw tooLarge();
@@ -166,7 +169,31 @@ public final class Exchange implements AuthRequest {
 
     /** The body as a stream, for ndjson ingest (limited per line by the reader, not in total). */
     public InputStream bodyStream() {
+        bodyTouched = true;
         return Content.Source.asInputStream(request);
+    }
+
+    /**
+     * Before an error answer to a request whose body nobody read: a small body is read and
+     * dropped, so the keep-alive connection stays usable; past {@value #DRAINED_MAX} bytes (or of
+     * unknown length) the answer says {@code Connection: close} instead of reading it. Without
+     * this, Jetty closes the connection after the answer and the client's next request on it
+     * fails with no response.
+     */
+    void discardUnreadBody() {
+        if (bodyTouched || (request.getLength() <= 0 && !request.getHeaders().contains("Transfer-Encoding"))) {
+            return;
+        }
+        long length = request.getLength();
+        if (length > 0 && length <= DRAINED_MAX) {
+            try (InputStream in = bodyStream()) {
+                in.skip(length);
+                return;
+            } catch (IOException e) {
+                // fall through: the connection is not worth keeping
+            }
+        }
+        response.getHeaders().put("Connection", "close");
     }
 
     public void setHeader(String name, String value) {

@@ -139,6 +139,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
 
     private static void answerError(Exchange exchange, int status, String message) {
         if (!exchange.answered()) {
+            exchange.discardUnreadBody();
             if (status == 401 && exchange.header("No-Auth-Challenge").isEmpty()) {
                 exchange.setHeader("WWW-Authenticate", "Basic realm=\"Weft\"");
             }

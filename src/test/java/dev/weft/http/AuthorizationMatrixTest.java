@@ -72,7 +72,11 @@ class AuthorizationMatrixTest {
     }
 
     HttpResponse<String> as(String who, String method, String path, String body) throws Exception {
-        return send(server, who, method, path, body);
+        try {
+            return send(server, who, method, path, body);
+        } catch (java.io.IOException e) {
+            throw new java.io.IOException(who + " " + method + " " + path + ": " + e.getMessage(), e);
+        }
     }
 
     static HttpResponse<String> send(TestServer server, String who, String method, String path, String body) throws Exception {
