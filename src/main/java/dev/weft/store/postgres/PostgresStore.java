@@ -531,15 +531,15 @@ public final class PostgresStore implements Store {
 
     @Override
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> out) {
-        Filter filter = query.filter() == null ? ALL : query.filter();
-        Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
-        long skip = Math.max(0, query.skip());
+        Filter filter = query.filter();
+        Sort sort = query.sort();
+        long skip = query.skip();
         long limit = query.limit();
         if (limit <= 0) {
             return;
         }
         boolean everything = filter == ALL;
-        Optional<String> hint = query.hint() == null ? Optional.empty() : query.hint();
+        Optional<String> hint = query.hint();
         boolean[] sent = {false};
         Consumer<StoredDocument> sink = doc -> {
             sent[0] = true;

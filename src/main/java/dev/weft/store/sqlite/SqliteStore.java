@@ -60,7 +60,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class SqliteStore implements Store, EventLog {
     private static final int CHUNK_ROWS = 1000;
     private static final int CHUNK_BYTES = 1 << 20;
-    private static final Filter ALL = allFilter();
+    private static final Filter ALL = Filter.all();
 
     private final Json json;
     private final Sql writerSql;
@@ -380,15 +380,15 @@ public final class SqliteStore implements Store, EventLog {
 
     @Override
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink) {
-        Filter filter = query.filter() == null ? ALL : query.filter();
-        Sort sort = query.sort() == null || query.sort().fields().isEmpty() ? Sort.ID_DESCENDING : query.sort();
-        long skip = Math.max(0, query.skip());
+        Filter filter = query.filter();
+        Sort sort = query.sort();
+        long skip = query.skip();
         long limit = query.limit();
         if (limit <= 0) {
             return;
         }
         boolean everything = filter == ALL;
-        Optional<String> hint = query.hint() == null ? Optional.empty() : query.hint();
+        Optional<String> hint = query.hint();
         Find f = new Find(filter, everything, skip, limit);
         List<byte[]> out = read(true, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
@@ -654,14 +654,6 @@ public final class SqliteStore implements Store, EventLog {
         writerSql.close();
         for (int i = 0; i < readerCount; i++) {
             acquire().close();
-        }
-    }
-
-    private static Filter allFilter() {
-        try {
-            return Filter.all();
-        } catch (UnsupportedOperationException e) {
-            return null; // the query package is still a stub
         }
     }
 }
