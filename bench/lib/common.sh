@@ -38,6 +38,12 @@ bench_init() {
   trap bench_cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
+  # One benchmark at a time on this machine: two would share the cores and both figures would lie.
+  exec 9>"${TMPDIR:-/tmp}/weft-bench.lock"
+  if ! flock -n 9; then
+    log "bench: another benchmark is running; waiting for it"
+    flock 9
+  fi
   ensure_tools
 }
 
