@@ -32,7 +32,14 @@ public final class Main {
             return;
         }
         reserveCarriersForSqlite(settings);
-        Store store = Stores.open(settings);
+        Store store;
+        try {
+            store = Stores.open(settings);
+        } catch (WeftException e) {
+            System.err.println("weft: cannot open the store: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         WeftServer server;
         try {
             server = new WeftServer(settings, store, Security.open(settings, store, System.out),

@@ -52,6 +52,8 @@ import java.util.function.Function;
  *                             while it talks to the database)
  * @param pgTimeoutMs          longest wait for a PostgreSQL connection (pooled or new); past it
  *                             the request answers 503
+ * @param pgStartupWaitMs      how long a starting Weft waits for the PostgreSQL primary to accept
+ *                             connections before it gives up (a database starting beside it)
  * @param pgStatementTimeoutMs longest run of one PostgreSQL statement (statement_timeout); a
  *                             reply is awaited on the socket at most this plus pgTimeoutMs
  * @param readReplicas         PostgreSQL streaming replicas (same URL form as {@code store}) that
@@ -90,6 +92,7 @@ public record Settings(
         String store,
         int pgPoolSize,
         long pgTimeoutMs,
+        long pgStartupWaitMs,
         long pgStatementTimeoutMs,
         List<String> readReplicas,
         long replicaRetryMs,
@@ -169,6 +172,7 @@ public record Settings(
                 store(r.string("store", "sqlite")),
                 r.integer("pg-pool-size", 16, 1, 1000),
                 r.longValue("pg-timeout-ms", 5_000, 1_000, 600_000),
+                r.longValue("pg-startup-wait-ms", 30_000, 0, 3_600_000),
                 r.longValue("pg-statement-timeout-ms", 30_000, 100, 24 * 3_600_000L),
                 r.optional("read-replica").map(Settings::commaList).orElse(List.of()).stream().map(Settings::replica).toList(),
                 r.longValue("replica-retry-ms", 2_000, 1, 600_000),
@@ -261,6 +265,7 @@ public record Settings(
         d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
         d.put("pg-pool-size", "connections in the PostgreSQL pool, and in each replica's (16)");
         d.put("pg-timeout-ms", "longest wait for a PostgreSQL connection before 503 (5000)");
+        d.put("pg-startup-wait-ms", "how long a starting Weft waits for the PostgreSQL primary (30000)");
         d.put("pg-statement-timeout-ms", "longest PostgreSQL statement (statement_timeout) before 503 (30000)");
         d.put("read-replica", "PostgreSQL streaming replica URL for outdated reads; repeatable or comma-separated (none)");
         d.put("replica-retry-ms", "how long a failed replica is left out of outdated reads (2000)");

@@ -2,6 +2,8 @@ package dev.weft.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import dev.weft.core.WeftException;
 import dev.weft.core.Settings;
 import java.sql.SQLException;
 import java.util.Properties;
@@ -35,10 +37,17 @@ final class PgConnections {
         config.setConnectionTimeout(settings.pgTimeoutMs());
         config.setValidationTimeout(Math.max(250, Math.min(5_000, settings.pgTimeoutMs() / 2)));
         config.setPoolName(name);
-        // a replica that is down when Weft starts is left out until it answers, not fatal
-        config.setInitializationFailTimeout(mayStartDown ? -1 : settings.pgTimeoutMs());
+        // a replica that is down when Weft starts is left out until it answers, not fatal; the
+        // primary may still be starting (or slow to accept its first login): wait for it a while
+        config.setInitializationFailTimeout(mayStartDown ? -1 : Math.max(settings.pgTimeoutMs(), settings.pgStartupWaitMs()));
         driverProperties(settings).forEach((k, v) -> config.addDataSourceProperty((String) k, v));
-        return new HikariDataSource(config);
+        try {
+            return new HikariDataSource(config);
+        } catch (HikariPool.PoolInitializationException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new WeftException(503, "PostgreSQL at " + url.jdbc() + " did not accept a connection within "
+                    + config.getInitializationFailTimeout() + " ms: " + cause.getMessage());
+        }
     }
 
     /** A connection outside the pool (the notification listener's), with the same bounds. */

@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PgEventLog implements EventLog {
     private static final Logger LOG = LoggerFactory.getLogger(PgEventLog.class);
+    private final OutageLog outages = new OutageLog(LOG, 5000);
     private static final int READ_BATCH = 512;
     private static final long PRUNE_EVERY_MS = 1000;
     private static final long RETRY_MS = 500;
@@ -221,7 +222,7 @@ final class PgEventLog implements EventLog {
                 if (closed) {
                     return;
                 }
-                LOG.warn("reading the PostgreSQL event log failed ({}); retrying", e.getMessage());
+                outages.warn("reading the PostgreSQL event log failed, retrying", String.valueOf(e.getMessage()));
                 try {
                     Thread.sleep(RETRY_MS);
                 } catch (InterruptedException ie) {

@@ -78,6 +78,8 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class PostgresStore implements Store {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
+    /** One warning per 5 s while PostgreSQL is down, however many requests fail. */
+    private static final OutageLog OUTAGES = new OutageLog(LOG, 5000);
     private static final int FETCH_ROWS = 500;
     private static final int BUILD_BATCH = 1000;
     private static final int ATTEMPTS = 8;
@@ -230,7 +232,7 @@ public final class PostgresStore implements Store {
                 if (closed) {
                     return;
                 }
-                LOG.warn("PostgreSQL notifications lost ({}); reconnecting", e.getMessage());
+                OUTAGES.warn("PostgreSQL notifications lost, reconnecting", String.valueOf(e.getMessage()));
                 try {
                     Thread.sleep(500);
                 } catch (InterruptedException ie) {
@@ -997,7 +999,7 @@ public final class PostgresStore implements Store {
 
     /** A failure of the database rather than of the request: 503, saying so. */
     private static WeftException unavailable(String what, SQLException e) {
-        LOG.warn("{}: {}", what, e.getMessage());
+        OUTAGES.warn(what, e.getMessage());
         return new WeftException(503, "PostgreSQL is unavailable (" + what + "): " + e.getMessage());
     }
 

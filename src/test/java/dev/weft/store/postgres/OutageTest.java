@@ -108,4 +108,24 @@ class OutageTest {
             assertThat(stored).isGreaterThanOrEqualTo(acknowledged.size());
         }
     }
+
+    @Test
+    void aStartingNodeWaitsForAPrimaryThatIsStillStarting() throws Exception {
+        try (PgCluster pg = PgCluster.start()) {
+            pg.stop();
+            Thread late = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(2000);
+                    pg.startServer();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try (WeftNode node = new WeftNode(Duration.ofSeconds(30), "--store", pg.url(),
+                    "--pg-timeout-ms", Long.toString(PG_TIMEOUT_MS), "--pg-startup-wait-ms", "60000")) {
+                late.join();
+                assertThat(node.put("/late", null).statusCode()).isEqualTo(201);
+            }
+        }
+    }
 }
