@@ -27,14 +27,24 @@ import org.slf4j.LoggerFactory;
  * writes, so an event exists if and only if its write committed (see
  * docs/decisions/0003-postgresql-change-events.md).
  *
- * <p>Order: a writing transaction takes its seqs, as its last statement before COMMIT, from the
- * single counter row {@code weft_event_log('seq')} ({@code UPDATE ... SET value = value + n}).
- * The row lock is held until the transaction ends, and PostgreSQL makes a commit visible before
- * it releases the transaction's locks, so the next writer obtains the next seqs only once the
- * previous ones are visible: seq order is commit order, seqs have no holes (a rolled-back
- * transaction rolls its increment back too), and every snapshot sees a prefix of the log. The
- * price is that event-producing commits are serialised across all nodes, for the time of the
- * event INSERTs and the COMMIT (its WAL flush).
+ * <p>Order: a writing transaction inserts its events without a seq (only an {@code id} from an
+ * identity column, taken in insert order); it takes no shared lock, so writers on every node
+ * commit in parallel. Seqs are given after commit by a <em>sequencer</em>: any node's reader,
+ * holding the transaction-level advisory lock {@link #SEQUENCER_LOCK}, numbers every committed
+ * event that has no seq yet, in id order, continuing the counter row
+ * {@code weft_event_log('seq')}, and commits that together. Hence:
+ * <ul>
+ * <li>seq order is consistent with commit order: a sequencer's snapshot that sees a transaction
+ *     also sees every transaction that committed before it started, and two writes of one
+ *     document are ordered by its row lock, the second taking its event ids after the first
+ *     committed;</li>
+ * <li>seqs have no holes and appear a whole batch at a time, after every smaller seq (sequencers
+ *     are serialised by the lock): every snapshot sees a prefix of the log;</li>
+ * <li>an event gets its seq one sequencer commit (a WAL flush) after its write committed.</li>
+ * </ul>
+ * An earlier design took the seqs from the counter row inside the writing transaction; it held
+ * that row lock through every COMMIT and so serialised all writes of all nodes (pgbench: 216
+ * against 1,000 commits/s), see docs/decisions/0003-postgresql-change-events.md.
  *
  * <p>Delivery: each node runs one reader thread that reads the rows after the last seq it
  * published and hands them to the {@link CommitListener}s, in seq order. It is woken at once by a
@@ -52,10 +62,20 @@ final class PgEventLog implements EventLog {
     private static final Logger LOG = LoggerFactory.getLogger(PgEventLog.class);
     private final OutageLog outages = new OutageLog(LOG, 5000);
     private static final int READ_BATCH = 512;
+    private static final int SEQUENCE_BATCH = 10_000;
+    /** The advisory lock that serialises sequencers across nodes ("weft seq" in ASCII). */
+    static final long SEQUENCER_LOCK = 0x77656674_20736571L;
     private static final long PRUNE_EVERY_MS = 1000;
     private static final long RETRY_MS = 500;
     private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
     private static final String COLUMNS = "seq, at, db, coll, op, key, doc, pre, upd";
+    private static final String SEQUENCE = "WITH todo AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM"
+            + " (SELECT id FROM weft_events WHERE seq IS NULL ORDER BY id LIMIT ?) t),"
+            + " top AS (SELECT value FROM weft_event_log WHERE name = 'seq'),"
+            + " done AS (UPDATE weft_events e SET seq = top.value + todo.rn FROM todo, top WHERE e.id = todo.id RETURNING e.seq),"
+            + " bump AS (UPDATE weft_event_log SET value = (SELECT max(seq) FROM done) WHERE name = 'seq'"
+            + " AND EXISTS (SELECT 1 FROM done))"
+            + " SELECT count(*) FROM done";
     private static final String DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
     private final DataSource pool;
@@ -80,8 +100,10 @@ final class PgEventLog implements EventLog {
 
     /** Creates the tables, inside the store's schema transaction. */
     static void createSchema(Statement s) throws SQLException {
-        s.execute("CREATE TABLE IF NOT EXISTS weft_events(seq bigint PRIMARY KEY, at bigint NOT NULL, db text NOT NULL,"
-                + " coll text NOT NULL, op smallint NOT NULL, key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+        s.execute("CREATE TABLE IF NOT EXISTS weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                + " seq bigint UNIQUE, at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
+                + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+        s.execute("CREATE INDEX IF NOT EXISTS weft_events_unsequenced ON weft_events(id) WHERE seq IS NULL");
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
         s.execute("INSERT INTO weft_event_log(name, value) VALUES ('seq', 0), ('floor', 0) ON CONFLICT DO NOTHING");
     }
@@ -100,34 +122,21 @@ final class PgEventLog implements EventLog {
 
     // --- writing (in the writer's transaction) ---------------------------------------------------
 
-    /**
-     * Logs {@code events} in the open transaction {@code c}; call it last, just before COMMIT,
-     * since it holds the cluster-wide seq counter's row lock until the transaction ends.
-     */
+    /** Logs {@code events}, without seqs, in the open writing transaction {@code c}; takes no shared lock. */
     void append(Connection c, List<ChangeEvent> events) throws SQLException {
         if (events.isEmpty()) {
             return;
         }
-        long top;
-        try (PreparedStatement ps = c.prepareStatement("UPDATE weft_event_log SET value = value + ? WHERE name = 'seq' RETURNING value")) {
-            ps.setLong(1, events.size());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                top = rs.getLong(1);
-            }
-        }
-        long seq = top - events.size();
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(" + COLUMNS + ") VALUES (?, "
-                + DB_NOW_MS + ", ?, ?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(at, db, coll, op, key, doc, pre, upd)"
+                + " VALUES (" + DB_NOW_MS + ", ?, ?, ?, ?, ?, ?, ?)")) {
             for (ChangeEvent e : events) {
-                ps.setLong(1, ++seq);
-                ps.setString(2, e.ns().db());
-                ps.setString(3, e.ns().coll());
-                ps.setShort(4, (short) e.operation().ordinal());
-                ps.setBytes(5, json.bytes(e.documentKey()));
-                ps.setBytes(6, e.fullDocument());
-                ps.setBytes(7, e.previousDocument());
-                ps.setBytes(8, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
+                ps.setString(1, e.ns().db());
+                ps.setString(2, e.ns().coll());
+                ps.setShort(3, (short) e.operation().ordinal());
+                ps.setBytes(4, json.bytes(e.documentKey()));
+                ps.setBytes(5, e.fullDocument());
+                ps.setBytes(6, e.previousDocument());
+                ps.setBytes(7, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -212,6 +221,7 @@ final class PgEventLog implements EventLog {
                 continue; // closed is checked above
             }
             try (Connection c = pool.getConnection()) {
+                sequence(c);
                 publishNew(c);
                 long now = System.currentTimeMillis();
                 if (now >= nextPrune) {
@@ -232,7 +242,37 @@ final class PgEventLog implements EventLog {
         }
     }
 
-    /** Publishes every committed event after {@link #last}, in seq order, in batches. */
+    /**
+     * Gives seqs to every committed event that has none, in batches, each batch one transaction
+     * under {@link #SEQUENCER_LOCK}. A sequencer of another node holding the lock is waited for:
+     * skipping instead could leave an event committed just after its snapshot unsequenced until
+     * the next poll.
+     */
+    private void sequence(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            long done;
+            do {
+                try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+                    lock.setLong(1, SEQUENCER_LOCK);
+                    lock.execute();
+                }
+                try (PreparedStatement ps = c.prepareStatement(SEQUENCE)) {
+                    ps.setInt(1, SEQUENCE_BATCH);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        done = rs.getLong(1);
+                    }
+                }
+                c.commit();
+            } while (done == SEQUENCE_BATCH && !closed);
+        } finally {
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** Publishes every sequenced event after {@link #last}, in seq order, in batches. */
     private void publishNew(Connection c) throws SQLException {
         while (!closed) {
             List<ChangeEvent> batch = read(c, last, READ_BATCH);

@@ -851,7 +851,7 @@ public final class PostgresStore implements Store {
                         for (Catalog.Coll coll : touched) {
                             notify(c, channel, "w" + coll.id());
                         }
-                        events.append(c, changes); // last: it holds the cluster-wide event counter until COMMIT
+                        events.append(c, changes);
                         c.commit();
                         events.wake();
                         touched.forEach(coll -> bump(coll.ns()));

@@ -110,6 +110,25 @@ class PgEventsTest {
     }
 
     @Test
+    void aWriteThatCommitsLateTakesTheNextSeqThenAndHoldsNoOneBack() throws Exception {
+        List<ChangeEvent> onB = new CopyOnWriteArrayList<>();
+        log(b).addCommitListener((commit, events) -> onB.addAll(events));
+        long start = log(b).last();
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
+        try (java.sql.Connection slow = PgConnections.connect(PgUrl.parse(settings.store()), settings)) {
+            slow.setAutoCommit(false);
+            ((PgEventLog) log(a)).append(slow, List.of(new ChangeEvent(NS, ChangeEvent.Operation.INSERT,
+                    JSON.parse("\"late\"", "id"), JSON.bytes(obj("{\"_id\":\"late\"}")), null, null)));
+            insert(a, "{\"_id\":\"early\"}"); // its event was appended after the open one's, and commits first
+            waitFor(() -> onB.size() == 1);
+            slow.commit();
+        }
+        waitFor(() -> onB.size() == 2);
+        assertThat(onB).extracting(e -> e.documentKey().asString()).containsExactly("early", "late");
+        assertThat(onB).extracting(ChangeEvent::seq).containsExactly(start + 1, start + 2);
+    }
+
+    @Test
     void aSubscriberOnNodeBSeesWritesMadeOnNodeA() throws Exception {
         try (StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults())) {
             Recorder r = new Recorder();
