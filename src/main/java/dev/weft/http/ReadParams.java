@@ -127,7 +127,10 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             }
             fields.addAll(Sort.parse(s, api.limits()).fields());
         }
-        fields.forEach(f -> policy.checkPath("sort", f.path()));
+        fields.forEach(f -> {
+            policy.checkPath("sort", f.path());
+            ex.permission().checkShown("sort", f.path());
+        });
         return new Sort(List.copyOf(fields));
     }
 

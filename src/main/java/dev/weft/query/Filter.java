@@ -2,6 +2,7 @@ package dev.weft.query;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /** A compiled MongoDB query filter. Parsing rejects unknown operators and {@code $where} (400). */
@@ -19,6 +20,12 @@ public interface Filter {
      * itself) these ranges rely on.
      */
     Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey);
+
+    /**
+     * The dotted paths this filter reads, as written (array positions included), for checks of
+     * what a client may name; an {@code $elemMatch} reports its array's path only.
+     */
+    Set<String> paths();
 
     /** The filter that matches everything. */
     static Filter all() {

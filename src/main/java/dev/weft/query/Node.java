@@ -3,6 +3,8 @@ package dev.weft.query;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -23,6 +25,16 @@ abstract class Node implements Filter {
     public Optional<List<KeyRange>> keyRanges(List<IndexField> fields, boolean multikey) {
         return KeyRanges.plan(this, fields, multikey);
     }
+
+    @Override
+    public Set<String> paths() {
+        Set<String> out = new TreeSet<>();
+        addPaths(out);
+        return out;
+    }
+
+    /** Adds the paths {@link #paths} reports; none for a node that reads no field. */
+    void addPaths(Set<String> out) {}
 
     /** Matches every document. */
     static final class All extends Node {
@@ -103,6 +115,13 @@ abstract class Node implements Filter {
         }
 
         @Override
+        void addPaths(Set<String> out) {
+            for (Node child : children) {
+                child.addPaths(out);
+            }
+        }
+
+        @Override
         public String toString() {
             return "$and" + List.of(children);
         }
@@ -140,6 +159,13 @@ abstract class Node implements Filter {
         }
 
         @Override
+        void addPaths(Set<String> out) {
+            for (Node child : children) {
+                child.addPaths(out);
+            }
+        }
+
+        @Override
         public String toString() {
             return "$or" + List.of(children);
         }
@@ -156,6 +182,11 @@ abstract class Node implements Filter {
         @Override
         public boolean matches(JsonNode document) {
             return !child.matches(document);
+        }
+
+        @Override
+        void addPaths(Set<String> out) {
+            child.addPaths(out);
         }
 
         @Override
@@ -214,6 +245,11 @@ abstract class Node implements Filter {
         }
 
         @Override
+        void addPaths(Set<String> out) {
+            out.add(path.dotted);
+        }
+
+        @Override
         public String toString() {
             return path.dotted + ":" + test;
         }
@@ -230,6 +266,11 @@ abstract class Node implements Filter {
         @Override
         public boolean matches(JsonNode document) {
             return filter.matches(document);
+        }
+
+        @Override
+        void addPaths(Set<String> out) {
+            out.addAll(filter.paths());
         }
     }
 }

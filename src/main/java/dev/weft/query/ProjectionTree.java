@@ -97,6 +97,29 @@ final class ProjectionTree implements Projection {
         return project(document);
     }
 
+    @Override
+    public boolean shows(String path) {
+        ProjectionTree node = this;
+        for (String name : path.split("\\.", -1)) {
+            if (isPosition(name)) {
+                continue;
+            }
+            if (!node.children.containsKey(name)) {
+                return !node.inclusion; // not named: an inclusion drops it, an exclusion keeps it
+            }
+            ProjectionTree child = node.children.get(name);
+            if (child == null) {
+                return node.inclusion; // a named leaf: kept whole, or dropped whole
+            }
+            node = child;
+        }
+        return false; // an ancestor of named fields: part of its value is dropped
+    }
+
+    private static boolean isPosition(String name) {
+        return !name.isEmpty() && name.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+
     /** Projects an object; a null child in {@link #children} marks a projected leaf. */
     private ObjectNode project(JsonNode object) {
         ObjectNode out = Json.NODES.objectNode();

@@ -70,13 +70,18 @@ public final class Permission {
 
     // --- reads -------------------------------------------------------------------------------
 
-    /** The client's filter ANDed with the read filter. */
+    /**
+     * The client's filter ANDed with the read filter; 403 (401 anonymous) when the client's
+     * filter names a field {@code projectResponse} hides, since matching on it would reveal it.
+     */
     public Filter narrowRead(Filter client) {
+        checkShown("filter", client);
         return read.map(r -> client == Filter.all() ? r : Filter.and(List.of(client, r))).orElse(client);
     }
 
     /** For bulk writes: the client's filter ANDed with the read and the write filter. */
     public Filter narrowWrite(Filter client) {
+        checkShown("filter", client);
         List<Filter> all = new ArrayList<>(3);
         if (client != Filter.all()) {
             all.add(client);
@@ -84,6 +89,19 @@ public final class Permission {
         read.ifPresent(all::add);
         write.ifPresent(all::add);
         return Filter.and(all);
+    }
+
+    /** 403 (401 anonymous) when {@code path}, used by {@code param} (a sort, say), names a hidden field. */
+    public void checkShown(String param, String path) {
+        if (projection.isPresent() && !projection.get().shows(path)) {
+            throw denied(param + " names '" + path + "', which this user's projectResponse hides");
+        }
+    }
+
+    private void checkShown(String param, Filter client) {
+        if (projection.isPresent()) {
+            client.paths().forEach(path -> checkShown(param, path));
+        }
     }
 
     /** True when reads see every document (no read filter), so a read need not parse them. */

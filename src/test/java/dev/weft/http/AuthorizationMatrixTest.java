@@ -160,6 +160,23 @@ class AuthorizationMatrixTest {
     }
 
     @Test
+    void aFieldHiddenByProjectResponseCannotBeProbedWithFiltersOrSorts() throws Exception {
+        for (String probe : List.of("/db/notes?filter=" + q("{\"secret\":\"alice-secret\"}"),
+                "/db/notes?filter=" + q("{\"$or\":[{\"text\":\"x\"},{\"secret\":{\"$regex\":\"^a\"}}]}"),
+                "/db/notes?sort=" + q("{\"secret\":1}"),
+                "/db/notes/_size?filter=" + q("{\"secret\":{\"$exists\":true}}"))) {
+            HttpResponse<String> r = as("alice", "GET", probe, null);
+            assertThat(r.statusCode()).as(probe + ": " + r.body()).isEqualTo(403);
+            assertThat(r.body()).contains("secret").contains("projectResponse");
+            assertThat(as("admin", "GET", probe, null).statusCode()).as("admin " + probe).isEqualTo(200);
+        }
+        HttpResponse<String> visible = as("alice", "GET", "/db/notes?filter=" + q("{\"text\":{\"$exists\":true}}")
+                + "&sort=" + q("{\"text\":1}"), null);
+        assertThat(visible.statusCode()).as(visible.body()).isEqualTo(200);
+        assertThat(visible.body()).doesNotContain("secret");
+    }
+
+    @Test
     void everyRouteAndMethodForEveryone() throws Exception {
         List<String> failures = new ArrayList<>();
         for (Row row : matrix()) {

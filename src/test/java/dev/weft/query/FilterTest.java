@@ -243,4 +243,13 @@ class FilterTest {
         assertThat(Filter.and(List.of()).matches(j("{x: 1}"))).isTrue();
         assertThat(Filter.all().matches(j("{}"))).isTrue();
     }
+
+    @Test
+    void pathsAreEveryFieldTheFilterReadsThroughLogicalOperators() {
+        Filter f = Filter.parse(j("{a: 1, 'b.c': {$gt: 2}, $or: [{d: 1}, {$nor: [{e: 1}]}], f: {$not: {$gt: 1}},"
+                + " g: {$elemMatch: {h: 1}}, 'i.0': 3}"), QueryLimits.defaults());
+        assertThat(f.paths()).containsExactlyInAnyOrder("a", "b.c", "d", "e", "f", "g", "i.0");
+        assertThat(Filter.all().paths()).isEmpty();
+        assertThat(Filter.and(List.of(f, Filter.parse(j("{z: 1}"), QueryLimits.defaults()))).paths()).contains("a", "z");
+    }
 }

@@ -53,4 +53,33 @@ class ProjectionTest {
     void rejectsWith400(String keys, String named) {
         J.assertBadRequest(() -> Projection.parse(j(keys)), named);
     }
+
+    static Stream<Arguments> shown() {
+        return Stream.of(
+                Arguments.of("{}", "secret", true),
+                Arguments.of("{secret: 0}", "secret", false),
+                Arguments.of("{secret: 0}", "secret.inner", false),
+                Arguments.of("{secret: 0}", "name", true),
+                Arguments.of("{secret: 0}", "_id", true),
+                Arguments.of("{'profile.salary': 0}", "profile", false),
+                Arguments.of("{'profile.salary': 0}", "profile.salary", false),
+                Arguments.of("{'profile.salary': 0}", "profile.name", true),
+                Arguments.of("{'items.secret': 0}", "items.0.secret", false),
+                Arguments.of("{'items.secret': 0}", "items.0.name", true),
+                Arguments.of("{_id: 0}", "_id", false),
+                Arguments.of("{name: 1}", "name", true),
+                Arguments.of("{name: 1}", "name.first", true),
+                Arguments.of("{name: 1}", "_id", true),
+                Arguments.of("{name: 1}", "secret", false),
+                Arguments.of("{name: 1, _id: 0}", "_id", false),
+                Arguments.of("{'profile.name': 1}", "profile", false),
+                Arguments.of("{'profile.name': 1}", "profile.name", true),
+                Arguments.of("{'profile.name': 1}", "profile.salary", false));
+    }
+
+    @ParameterizedTest(name = "{0} shows {1}: {2}")
+    @MethodSource("shown")
+    void showsOnlyPathsWhoseValuesSurvive(String keys, String path, boolean shown) {
+        assertThat(Projection.parse(j(keys)).shows(path)).isEqualTo(shown);
+    }
 }
