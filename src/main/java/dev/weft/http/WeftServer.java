@@ -77,7 +77,7 @@ public final class WeftServer implements AutoCloseable {
                 () -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector)));
 
         Metrics metrics = new Metrics();
-        Api api = Api.of(store, settings, security.policies());
+        Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
         streams = new StreamHub(store.eventLog(), api.json(), settings);
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);

@@ -20,4 +20,9 @@ public interface Authorizer {
     default Optional<Permission> authorizeFromMemory(Principal principal, String method, List<String> segments) {
         return Optional.empty();
     }
+
+    /** What the authorizer requires of documents in its own collections (the rules must compile). */
+    default DocumentPolicy.Lookup policies() {
+        return DocumentPolicy.Lookup.NONE;
+    }
 }

@@ -15,25 +15,33 @@ import tools.jackson.databind.node.ObjectNode;
 public interface DocumentPolicy {
 
     /** A whole document about to be stored (insert or replace, {@code _id} already set); may change it. */
-    ObjectNode stored(ObjectNode document);
+    default ObjectNode stored(ObjectNode document) {
+        return document;
+    }
 
     /** A PATCH body (operators, or a plain object meaning {@code $set}) before it is compiled. */
-    ObjectNode update(ObjectNode body);
+    default ObjectNode update(ObjectNode body) {
+        return body;
+    }
 
     /** Stored bytes as a client may see them. */
-    byte[] readable(byte[] stored);
+    default byte[] readable(byte[] stored) {
+        return stored;
+    }
 
     /**
      * A document (or an event's {@code updatedFields}, whose keys are dotted paths) as a client
      * may see it; changed in place.
      */
-    ObjectNode readable(ObjectNode document);
+    default ObjectNode readable(ObjectNode document) {
+        return document;
+    }
 
     /** A {@code filter} or {@code keys} parameter; 400 when it touches what must stay hidden. */
-    void checkQuery(String param, JsonNode spec);
+    default void checkQuery(String param, JsonNode spec) {}
 
     /** A field path used to sort or index by; 400 when it must stay hidden. */
-    void checkPath(String param, String path);
+    default void checkPath(String param, String path) {}
 
     /** The policy of each collection. */
     @FunctionalInterface
@@ -41,33 +49,16 @@ public interface DocumentPolicy {
         DocumentPolicy of(Namespace ns);
 
         Lookup NONE = ns -> DocumentPolicy.NONE;
+
+        /** This lookup's policy where it has one (not {@link #NONE}), else {@code other}'s. */
+        default Lookup or(Lookup other) {
+            return ns -> {
+                DocumentPolicy mine = of(ns);
+                return mine != DocumentPolicy.NONE ? mine : other.of(ns);
+            };
+        }
     }
 
-    DocumentPolicy NONE = new DocumentPolicy() {
-        @Override
-        public ObjectNode stored(ObjectNode document) {
-            return document;
-        }
-
-        @Override
-        public ObjectNode update(ObjectNode body) {
-            return body;
-        }
-
-        @Override
-        public byte[] readable(byte[] stored) {
-            return stored;
-        }
-
-        @Override
-        public ObjectNode readable(ObjectNode document) {
-            return document;
-        }
-
-        @Override
-        public void checkQuery(String param, JsonNode spec) {}
-
-        @Override
-        public void checkPath(String param, String path) {}
-    };
+    /** Changes nothing and costs nothing. */
+    DocumentPolicy NONE = new DocumentPolicy() {};
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,6 +88,22 @@ class AccessRulesHttpTest {
         assertThat(get("bob", "/db/other").statusCode()).isEqualTo(200);
         assertThat(send(server, "admin", "DELETE", "/weft/acl/other-read", null).statusCode()).isEqualTo(204);
         assertThat(get("bob", "/db/other").statusCode()).isEqualTo(403);
+    }
+
+    @Test
+    void aRuleThatDoesNotCompileIsRefusedWith400AndNotStored() throws Exception {
+        for (String rule : List.of(
+                "{\"_id\":\"bad-predicate\",\"roles\":[\"user\"],\"predicate\":\"path-prefix('/db/notes') and\"}",
+                "{\"_id\":\"bad-filter\",\"roles\":[\"user\"],\"predicate\":\"method(GET)\",\"readFilter\":{\"$where\":\"1\"}}",
+                "{\"_id\":\"bad-projection\",\"roles\":[\"user\"],\"predicate\":\"method(GET)\",\"projectResponse\":{\"a\":1,\"b\":0}}")) {
+            HttpResponse<String> r = send(server, "admin", "POST", "/weft/acl", rule);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+            assertThat(r.body()).contains("access rule").contains("is invalid");
+        }
+        HttpResponse<String> stored = send(server, "admin", "GET", "/weft/acl?filter="
+                + java.net.URLEncoder.encode("{\"_id\":{\"$regex\":\"^bad-\"}}", java.nio.charset.StandardCharsets.UTF_8), null);
+        assertThat(stored.statusCode()).isEqualTo(200);
+        assertThat(stored.body()).doesNotContain("bad-");
     }
 
     @Test

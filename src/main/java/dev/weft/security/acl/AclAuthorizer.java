@@ -7,6 +7,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.QueryLimits;
 import dev.weft.query.Sort;
 import dev.weft.security.Authorizer;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import dev.weft.store.FindQuery;
@@ -70,6 +71,25 @@ public final class AclAuthorizer implements Authorizer {
     @Override
     public Permission authorize(Principal principal, String method, List<String> segments) {
         return authorize(principal, method, segments, rules());
+    }
+
+    /**
+     * A rule written whole (POST, PUT, bulk, ndjson) must compile, else 400 naming the problem;
+     * a rule that a PATCH breaks is still caught at load: logged, and it denies.
+     */
+    @Override
+    public DocumentPolicy.Lookup policies() {
+        DocumentPolicy rulesMustCompile = new DocumentPolicy() {
+            @Override
+            public ObjectNode stored(ObjectNode document) {
+                Rule rule = Rule.compile(document, limits, json);
+                rule.broken().ifPresent(why -> {
+                    throw WeftException.badRequest("access rule " + rule.id() + " is invalid: " + why);
+                });
+                return document;
+            }
+        };
+        return target -> target.equals(ns) ? rulesMustCompile : DocumentPolicy.NONE;
     }
 
     @Override
