@@ -64,9 +64,11 @@ import tools.jackson.databind.node.ObjectNode;
  * what they read. A write first takes a share lock on its collection's catalog row and checks
  * that row's {@code gen} against the catalog it planned with; index changes bump {@code gen}
  * under an exclusive row lock, so no write maintains a stale set of indexes, on any node.
- * Catalog changes are serialised across nodes by an advisory lock. Every commit notifies
- * ({@code pg_notify}) the other nodes, which invalidate their result caches ({@link #version})
- * and reload their catalog within a fraction of a second.
+ * Catalog changes are serialised across nodes by an advisory lock and notify ({@code pg_notify})
+ * the other nodes in their transaction, which reload their catalog within a fraction of a second.
+ * Document writes notify after commit ({@link WriteNotifier}: a notifying transaction would
+ * commit alone), and every node also invalidates its cached results ({@link #version}) from the
+ * events it reads, so a lost notification delays an invalidation by at most {@code stream-poll-ms}.
  *
  * <p>{@link ReadMode#OUTDATED} reads may run on a streaming replica ({@link Replicas}); the
  * catalog is always the primary's, and a replica that lacks a table it names (it has not replayed
@@ -109,6 +111,7 @@ public final class PostgresStore implements Store {
     private volatile Plan<Catalog.Index> lastPlan;
     private final Thread listener;
     private final PgEventLog events;
+    private final WriteNotifier notifier;
     private volatile boolean closed;
 
     public PostgresStore(Settings settings, Json json) {
@@ -133,7 +136,10 @@ public final class PostgresStore implements Store {
         this.replicas = new Replicas(settings);
         reload();
         events = new PgEventLog(pool, json, settings.streamRetentionEvents(), settings.streamRetentionMs(), settings.streamPollMs());
+        // every node's reader sees every write's events: the invalidation that cannot be lost
+        events.addCommitListener((top, written) -> written.forEach(e -> bump(e.ns())));
         events.start();
+        notifier = new WriteNotifier(pool, channel, OUTAGES);
         listener = Thread.ofPlatform().name("weft-pg-listener").daemon(true).start(this::listen);
     }
 
@@ -848,12 +854,10 @@ public final class PostgresStore implements Store {
                     if (touched.isEmpty()) {
                         c.rollback();
                     } else {
-                        for (Catalog.Coll coll : touched) {
-                            notify(c, channel, "w" + coll.id());
-                        }
                         events.append(c, changes);
                         c.commit();
                         events.wake();
+                        notifier.written(touched.stream().map(Catalog.Coll::id).toList());
                         touched.forEach(coll -> bump(coll.ns()));
                     }
                     if (attempt < ATTEMPTS && lostUpsertRace(ops, results)) {
@@ -1041,6 +1045,7 @@ public final class PostgresStore implements Store {
     @Override
     public void close() {
         closed = true;
+        notifier.close();
         events.close();
         listener.interrupt();
         try {
