@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.core.WeftException;
 import dev.weft.security.AuthRequest;
+import dev.weft.security.AuthToken;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
@@ -14,7 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.PreEncodedHttpField;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -81,6 +84,21 @@ public final class Exchange implements AuthRequest {
     @Override
     public void setResponseHeader(String name, String value) {
         setHeader(name, value);
+    }
+
+    /** The token's two headers, encoded once per token (they repeat on every answer to its user). */
+    @Override
+    public void setAuthToken(AuthToken token) {
+        for (HttpField field : token.encoded(Exchange::authTokenFields)) {
+            response.getHeaders().add(field);
+        }
+    }
+
+    private static HttpField[] authTokenFields(AuthToken token) {
+        return new HttpField[] {
+            new PreEncodedHttpField(AuthToken.HEADER, token.token()),
+            new PreEncodedHttpField(AuthToken.VALID_UNTIL_HEADER, token.validUntil())
+        };
     }
 
     /** Lets this request authenticate with {@code ?access_token=} (stream routes only). */

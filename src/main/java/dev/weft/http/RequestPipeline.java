@@ -64,9 +64,10 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     }
 
     /**
-     * The memory-only path (see the class comment). Declines, having sent nothing, on anything
-     * but a plain GET of a route with a {@link CachedRead}, on credentials or rules not in memory,
-     * on a CORS request, on a cache miss, and on any error (the stages then report it).
+     * The memory-only path (see the class comment). Declines, having sent nothing and leaving the
+     * response as it found it (authentication may have added its headers), on anything but a plain
+     * GET of a route with a {@link CachedRead}, on credentials or rules not in memory, on a CORS
+     * request, on a cache miss, and on any error (the stages then report it).
      */
     private boolean answerFromMemory(Request request, Response response, Callback callback) {
         if (!request.getMethod().equals("GET") || request.getHeaders().contains("Origin")) {
@@ -80,24 +81,32 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 return false;
             }
             Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
-            Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
-            if (principal.isEmpty()) {
-                return false;
-            }
-            Optional<Permission> permission = authorizer.authorizeFromMemory(principal.get(), "GET", match.get().segments());
-            if (permission.isEmpty()) {
-                return false;
-            }
-            exchange.principal(principal.get());
-            exchange.permission(permission.get());
-            if (!read.answerFromCache(exchange)) {
+            if (!answerFromMemory(exchange, match.get(), read)) {
+                response.reset();
                 return false;
             }
             metrics.observe(match.get().route().template(), "GET", exchange.status(), System.nanoTime() - start);
             return true;
         } catch (RuntimeException e) {
+            if (!response.isCommitted()) {
+                response.reset();
+            }
             return false;
         }
+    }
+
+    private boolean answerFromMemory(Exchange exchange, Routes.Match match, CachedRead read) {
+        Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
+        if (principal.isEmpty()) {
+            return false;
+        }
+        Optional<Permission> permission = authorizer.authorizeFromMemory(principal.get(), "GET", match.segments());
+        if (permission.isEmpty()) {
+            return false;
+        }
+        exchange.principal(principal.get());
+        exchange.permission(permission.get());
+        return read.answerFromCache(exchange);
     }
 
     private void runStages(Request request, Response response, Callback callback) {

@@ -12,6 +12,12 @@ public interface AuthRequest {
     /** Adds a header to the response, whatever its status ({@code Auth-Token}, {@code Retry-After}). */
     void setResponseHeader(String name, String value);
 
+    /** Adds the headers announcing {@code token}: {@code Auth-Token} and {@code Auth-Token-Valid-Until}. */
+    default void setAuthToken(AuthToken token) {
+        setResponseHeader(AuthToken.HEADER, token.token());
+        setResponseHeader(AuthToken.VALID_UNTIL_HEADER, token.validUntil());
+    }
+
     /**
      * The {@code access_token} query parameter, only on routes that take one (stream routes: a
      * browser cannot set headers on a WebSocket upgrade); empty on every other route, so that

@@ -23,9 +23,7 @@ import java.util.function.LongSupplier;
  * expired no token is issued: the request still succeeds, without the header).
  */
 final class AuthTokens {
-    record Issued(String token, String validUntil) {}
-
-    private record Entry(Issued issued, long expiresAt, UsersCollection.User user, long usersVersion) {}
+    private record Entry(AuthToken issued, long expiresAt, UsersCollection.User user, long usersVersion) {}
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -48,7 +46,7 @@ final class AuthTokens {
     Optional<UsersCollection.User> check(String name, String secret, long usersVersion,
                                          Function<String, Optional<UsersCollection.User>> reload) {
         Entry e = byUser.get(name);
-        if (e == null || !MessageDigest.isEqual(e.issued.token.getBytes(StandardCharsets.UTF_8),
+        if (e == null || !MessageDigest.isEqual(e.issued.token().getBytes(StandardCharsets.UTF_8),
                 secret.getBytes(StandardCharsets.UTF_8))) {
             return Optional.empty();
         }
@@ -77,12 +75,12 @@ final class AuthTokens {
 
     private void drop(String name, Entry e) {
         if (byUser.remove(name, e)) {
-            userByToken.remove(e.issued.token, name);
+            userByToken.remove(e.issued.token(), name);
         }
     }
 
     /** The user's live token, or a new one; empty when the table is full. */
-    Optional<Issued> issue(UsersCollection.User user, long usersVersion) {
+    Optional<AuthToken> issue(UsersCollection.User user, long usersVersion) {
         long now = clock.getAsLong();
         Entry current = byUser.get(user.name());
         if (live(current, user, now)) {
@@ -104,9 +102,9 @@ final class AuthTokens {
             }
             Entry next = fresh(user, usersVersion, now);
             if (cur != null) {
-                userByToken.remove(cur.issued.token, name);
+                userByToken.remove(cur.issued.token(), name);
             }
-            userByToken.put(next.issued.token, name);
+            userByToken.put(next.issued.token(), name);
             return next;
         });
         return Optional.of(result.issued);
@@ -121,6 +119,6 @@ final class AuthTokens {
         RANDOM.nextBytes(secret);
         String token = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         String until = Instant.now().plusNanos(ttlNanos).toString();
-        return new Entry(new Issued(token, until), now + ttlNanos, user, usersVersion);
+        return new Entry(new AuthToken(token, until), now + ttlNanos, user, usersVersion);
     }
 }

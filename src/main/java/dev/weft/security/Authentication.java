@@ -44,8 +44,7 @@ final class Authentication implements Authenticator {
         if (authorization.isEmpty() && accessToken.isEmpty()) {
             return Principal.ANONYMOUS;
         }
-        String address = request.remoteAddress();
-        OptionalLong refused = guard.refusedFor(address);
+        OptionalLong refused = guard.refusedFor(request);
         if (refused.isPresent()) {
             request.setResponseHeader("Retry-After", Long.toString(refused.getAsLong()));
             throw new WeftException(429, "too many failed logins from this address; retry in " + refused.getAsLong() + " s");
@@ -70,7 +69,7 @@ final class Authentication implements Authenticator {
             throw new WeftException(401, "unsupported authorization scheme " + scheme + " (Basic or Bearer)");
         } catch (WeftException e) {
             if (e.status() == 401) {
-                guard.failed(address);
+                guard.failed(request.remoteAddress());
             }
             throw e;
         }
@@ -93,25 +92,39 @@ final class Authentication implements Authenticator {
         }
     }
 
+    /**
+     * A Basic credential the cache knows, found by the digest of its Base64 text as sent: no
+     * decoding, no copy. The text is the one {@link #authenticate} reads: after {@code Basic} and a
+     * space, trimmed.
+     */
     @Override
     public Optional<Principal> authenticateFromMemory(AuthRequest request) {
         Optional<String> authorization = request.header("Authorization");
         if (authorization.isEmpty()) {
             return Optional.of(Principal.ANONYMOUS);
         }
-        String value = authorization.get().trim();
-        if (!value.regionMatches(true, 0, "Basic ", 0, 6) || guard.refusedFor(request.remoteAddress()).isPresent()) {
+        String value = authorization.get();
+        int end = value.length();
+        while (end > 0 && value.charAt(end - 1) <= ' ') {
+            end--;
+        }
+        int start = 0;
+        while (start < end && value.charAt(start) <= ' ') {
+            start++;
+        }
+        if (end - start <= 6 || !value.regionMatches(true, start, "Basic ", 0, 6) || guard.refusedFor(request).isPresent()) {
             return Optional.empty();
         }
-        BasicCredentials credentials;
-        try {
-            credentials = BasicCredentials.parse(value.substring(6).trim());
-        } catch (WeftException e) {
+        start += 6;
+        while (start < end && value.charAt(start) <= ' ') {
+            start++;
+        }
+        CredentialCache.Key key = cache.key(value, start, end);
+        if (key == null) {
             return Optional.empty();
         }
         long version = users.version();
-        return cache.get(cache.key(credentials.name(), credentials.secret()), version)
-                .map(user -> answered(user, version, request));
+        return cache.get(key, version).map(user -> answered(user, version, request));
     }
 
     private Principal basic(String encoded, AuthRequest request) {
@@ -119,7 +132,7 @@ final class Authentication implements Authenticator {
         String name = credentials.name();
         String secret = credentials.secret();
         long version = users.version();
-        CredentialCache.Key key = cache.key(name, secret);
+        CredentialCache.Key key = cache.key(encoded); // decoded above: plain ASCII, so never null
         Optional<UsersCollection.User> user = cache.get(key, version);
         if (user.isEmpty()) {
             user = tokens.check(name, secret, version, users::find);
@@ -136,10 +149,7 @@ final class Authentication implements Authenticator {
 
     /** A Basic login succeeded: the answer carries the user's auth token. */
     private Principal answered(UsersCollection.User user, long version, AuthRequest request) {
-        tokens.issue(user, version).ifPresent(t -> {
-            request.setResponseHeader("Auth-Token", t.token());
-            request.setResponseHeader("Auth-Token-Valid-Until", t.validUntil());
-        });
+        tokens.issue(user, version).ifPresent(request::setAuthToken);
         return user.principal();
     }
 

@@ -1,32 +1,61 @@
 package dev.weft.security;
 
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import javax.crypto.Mac;
+import javax.crypto.ShortBufferException;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Verified Basic credentials, so that a client repeating its credential is not re-hashed on
- * every request. No password is kept: the key is HMAC-SHA256 of {@code user:password} under a
- * random key made per process, so neither a heap dump nor a timing on the map reveals one.
+ * every request. No password is kept: the key is HMAC-SHA256, under a random key made per
+ * process, of the credential exactly as the client sent it (the Base64 text after
+ * {@code Basic }), so neither a heap dump nor a timing on the map reveals one, and a repeated
+ * credential is found without being decoded. Two spellings of one credential (with and without
+ * padding) are two entries, each verified once.
  *
  * <p>Invariants: an entry lives at most {@code auth-cache-ttl-ms}; an entry is only served while
  * the users collection is at the version it was verified against (any user created, changed or
  * deleted drops them all), so a changed password or role is never served from here; at most {@code auth-cache-entries} entries (past
  * that, expired ones are purged, and if none expired the cache starts over). Only successes are
  * cached: a wrong password always costs a hash.
+ *
+ * <p>Threads: a platform thread (a Jetty selector, which answers cached reads) keeps its own
+ * {@link Mac} and buffer, zeroed after each use; a virtual thread clones the keyed prototype.
  */
 final class CredentialCache {
     /** A 256-bit digest as four longs: compact, and equal by value. */
-    record Key(long a, long b, long c, long d) {}
+    record Key(long a, long b, long c, long d) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && a == k.a && b == k.b && c == k.c && d == k.d;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(a); // a digest: any 32 of its bits are as good as all of them
+        }
+    }
 
     private record Entry(UsersCollection.User user, long usersVersion, long expiresAt) {}
 
+    /** A keyed Mac with room for a credential's bytes and its digest. */
+    private static final class Hasher {
+        final Mac mac;
+        final byte[] in = new byte[128];
+        final byte[] out = new byte[32];
+
+        Hasher(Mac mac) {
+            this.mac = mac;
+        }
+    }
+
     private final Mac prototype;
+    private final ThreadLocal<Hasher> platformHashers = ThreadLocal.withInitial(this::newHasher);
     private final long ttlNanos;
     private final int maxEntries;
     private final LongSupplier clock;
@@ -47,16 +76,47 @@ final class CredentialCache {
         }
     }
 
-    Key key(String user, String password) {
-        Mac mac;
+    private Hasher newHasher() {
         try {
-            mac = (Mac) prototype.clone();
+            return new Hasher((Mac) prototype.clone());
         } catch (CloneNotSupportedException e) {
             throw new IllegalStateException(e);
         }
-        mac.update(user.getBytes(StandardCharsets.UTF_8));
-        mac.update((byte) ':');
-        byte[] d = mac.doFinal(password.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The key of the whole credential text. */
+    Key key(String credential) {
+        return key(credential, 0, credential.length());
+    }
+
+    /**
+     * The key of {@code text[from, to)}, a Basic credential as sent; null when it holds a
+     * character outside ASCII, which no Base64 credential does (so no two texts share a key).
+     */
+    Key key(String text, int from, int to) {
+        Hasher h = Thread.currentThread().isVirtual() ? newHasher() : platformHashers.get();
+        byte[] in = h.in;
+        try {
+            for (int i = from; i < to; ) {
+                int n = Math.min(in.length, to - i);
+                for (int k = 0; k < n; k++) {
+                    char c = text.charAt(i + k);
+                    if (c > 0x7f) {
+                        h.mac.reset();
+                        return null;
+                    }
+                    in[k] = (byte) c;
+                }
+                h.mac.update(in, 0, n);
+                i += n;
+            }
+            h.mac.doFinal(h.out, 0);
+        } catch (ShortBufferException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Arrays.fill(in, (byte) 0); // the credential text is as good as the password
+        }
+        byte[] d = h.out;
         return new Key(longAt(d, 0), longAt(d, 8), longAt(d, 16), longAt(d, 24));
     }
 

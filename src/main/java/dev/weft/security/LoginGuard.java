@@ -33,6 +33,14 @@ final class LoginGuard {
         this.clock = nanoClock;
     }
 
+    /**
+     * Seconds until the request's source may try again, when it is refused now. While no address
+     * has a failure on record (the usual case) the request's address is not even looked at.
+     */
+    OptionalLong refusedFor(AuthRequest request) {
+        return maxFailures == 0 || windows.isEmpty() ? OptionalLong.empty() : refusedFor(request.remoteAddress());
+    }
+
     /** Seconds until {@code address} may try again, when it is refused now. */
     OptionalLong refusedFor(String address) {
         if (maxFailures == 0) {

@@ -33,6 +33,14 @@ class AuthenticationTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
     }
 
+    /** A new user's first read of /db/things, with its password. */
+    static HttpResponse<String> newUserReads(String name, String password) throws Exception {
+        createUser(weft, name, password);
+        HttpResponse<String> r = weft.get("/db/things", "Authorization", basic(name, password));
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r;
+    }
+
     @Test
     void basicAuthGoodBadAndUnknownUser() throws Exception {
         createUser(weft, "bob", "bob-Password-1");
@@ -79,11 +87,34 @@ class AuthenticationTest {
     }
 
     @Test
+    void aRepeatedCredentialIsAnsweredWithItsTokenHoweverItIsSpelled() throws Exception {
+        String fred = basic("fred", "fred-Password-1");
+        HttpResponse<String> first = newUserReads("fred", "fred-Password-1");
+        String token = first.headers().firstValue("Auth-Token").orElseThrow();
+        String until = first.headers().firstValue("Auth-Token-Valid-Until").orElseThrow();
+        // the same credential again (a cached read, answered from memory), with another scheme case
+        // and spacing, and without its Base64 padding (a spelling of its own, verified once)
+        assertThat(fred).endsWith("=");
+        for (String spelled : new String[] {fred, fred, "basic   " + fred.substring(6), fred.substring(0, fred.length() - 1)}) {
+            HttpResponse<String> r = weft.get("/db/things", "Authorization", spelled);
+            assertThat(r.statusCode()).as(spelled).isEqualTo(200);
+            assertThat(r.headers().firstValue("Auth-Token")).as(spelled).contains(token);
+            assertThat(r.headers().firstValue("Auth-Token-Valid-Until")).as(spelled).contains(until);
+        }
+        assertThat(weft.get("/db/things", "Authorization", basic("fred", "fred-Password-2")).statusCode()).isEqualTo(401);
+
+        // a known credential on a read the result cache misses: memory declines, the stages answer, one token
+        assertThat(weft.post("/db/things", "{\"n\":1}").statusCode()).isEqualTo(201);
+        HttpResponse<String> missed = weft.get("/db/things", "Authorization", fred);
+        assertThat(missed.statusCode()).isEqualTo(200);
+        assertThat(missed.headers().allValues("Auth-Token")).containsExactly(token);
+        assertThat(missed.headers().allValues("Auth-Token-Valid-Until")).containsExactly(until);
+    }
+
+    @Test
     void changingAPasswordRefusesTheOldOneAndItsTokenAtOnce() throws Exception {
-        createUser(weft, "carol", "carol-Password-1");
         String old = basic("carol", "carol-Password-1");
-        HttpResponse<String> first = weft.get("/db/things", "Authorization", old);
-        assertThat(first.statusCode()).isEqualTo(200);
+        HttpResponse<String> first = newUserReads("carol", "carol-Password-1");
         String token = first.headers().firstValue("Auth-Token").orElseThrow();
         assertThat(weft.get("/db/things", "Authorization", old).statusCode()).isEqualTo(200); // from the cache
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class CredentialCacheTest {
@@ -12,17 +13,41 @@ class CredentialCacheTest {
     final UsersCollection.User alice = new UsersCollection.User("alice", Set.of("user"), Optional.of("$2b$04$x"));
 
     @Test
-    void keysAreDigestsOfUserAndPassword() {
+    void keysAreKeyedDigestsOfTheCredentialAsSent() {
         CredentialCache cache = new CredentialCache(1_000, 10, now::get);
-        assertThat(cache.key("alice", "pw")).isEqualTo(cache.key("alice", "pw"))
-                .isNotEqualTo(cache.key("alice", "pW")).isNotEqualTo(cache.key("alic", "e:pw"));
-        assertThat(new CredentialCache(1_000, 10, now::get).key("alice", "pw")).isNotEqualTo(cache.key("alice", "pw"));
+        assertThat(cache.key("YWxpY2U6cHc=")).isEqualTo(cache.key("YWxpY2U6cHc="))
+                .isNotEqualTo(cache.key("YWxpY2U6cFc=")).isNotEqualTo(cache.key("YWxpY2U6cHc"));
+        assertThat(new CredentialCache(1_000, 10, now::get).key("YWxpY2U6cHc=")).isNotEqualTo(cache.key("YWxpY2U6cHc="));
+    }
+
+    @Test
+    void aRangeIsKeyedAsItsText() {
+        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+        assertThat(cache.key("Basic YWxpY2U6cHc=  ", 6, 18)).isEqualTo(cache.key("YWxpY2U6cHc="));
+        String longer = "x".repeat(300);
+        assertThat(cache.key(longer)).isEqualTo(cache.key(longer))
+                .isNotEqualTo(cache.key("x".repeat(299) + "y")).isNotEqualTo(cache.key("x".repeat(299)));
+    }
+
+    @Test
+    void textOutsideAsciiHasNoKey() {
+        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+        assertThat(cache.key("YWxp\u0141")).isNull(); // would be "YWxpA" if chars were cut to bytes
+        assertThat(cache.key("YWxpA")).isEqualTo(cache.key("YWxpA")); // and the Mac was left clean
+    }
+
+    @Test
+    void virtualAndPlatformThreadsMakeTheSameKey() throws Exception {
+        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+        AtomicReference<CredentialCache.Key> onVirtual = new AtomicReference<>();
+        Thread.ofVirtual().start(() -> onVirtual.set(cache.key("YWxpY2U6cHc="))).join();
+        assertThat(onVirtual.get()).isEqualTo(cache.key("YWxpY2U6cHc="));
     }
 
     @Test
     void entriesExpireAndDieWithTheUsersVersion() {
         CredentialCache cache = new CredentialCache(1_000, 10, now::get);
-        CredentialCache.Key key = cache.key("alice", "pw");
+        CredentialCache.Key key = cache.key("YWxpY2U6cHc=");
         cache.get(key, 7);
         cache.put(key, alice, 7);
         assertThat(cache.get(key, 7)).contains(alice);
@@ -38,7 +63,7 @@ class CredentialCacheTest {
     void staysWithinItsBound() {
         CredentialCache cache = new CredentialCache(1_000, 10, now::get);
         for (int i = 0; i < 100; i++) {
-            cache.put(cache.key("u" + i, "pw"), alice, 0);
+            cache.put(cache.key("u" + i), alice, 0);
         }
         assertThat(cache.size()).isLessThanOrEqualTo(10);
     }

@@ -2,6 +2,8 @@ package dev.weft.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -46,5 +48,28 @@ class LoginGuardTest {
             guard.failed("a");
         }
         assertThat(guard.refusedFor("a")).isEmpty();
+    }
+
+    @Test
+    void theAddressIsNotAskedWhileNoFailureIsOnRecord() {
+        LoginGuard guard = new LoginGuard(1, 10_000, 50, now::get);
+        AtomicInteger asked = new AtomicInteger();
+        AuthRequest request = new AuthRequest() {
+            public Optional<String> header(String name) {
+                return Optional.empty();
+            }
+
+            public String remoteAddress() {
+                asked.incrementAndGet();
+                return "a";
+            }
+
+            public void setResponseHeader(String name, String value) {}
+        };
+        assertThat(guard.refusedFor(request)).isEmpty();
+        assertThat(asked).hasValue(0);
+        guard.failed("a");
+        assertThat(guard.refusedFor(request)).hasValue(10);
+        assertThat(asked).hasValue(1);
     }
 }
