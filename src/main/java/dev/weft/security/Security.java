@@ -32,12 +32,12 @@ public final class Security {
         Passwords passwords = new Passwords(s.bcryptCost(), s.passwordMinLength(), s.hashConcurrency(), s.hashWaitMs());
         UsersCollection users = new UsersCollection(store, new Namespace(s.usersDb(), s.usersCollection()),
                 new Json(settings.maxNestingDepth()), passwords);
+        users.ensureAdmin(s.adminPassword(), console);
         Authentication authentication = new Authentication(users, passwords,
                 new CredentialCache(s.authCacheTtlMs(), s.authCacheEntries(), System::nanoTime),
-                new AuthTokens(s.authTokenTtlMs(), s.authCacheEntries(), System::nanoTime),
+                new AuthTokens(users.tokenKey(), s.authTokenTtlMs(), s.authCacheEntries(), System::currentTimeMillis),
                 JwtVerifier.of(s),
                 new LoginGuard(s.loginGuardFailures(), s.loginGuardWindowMs(), s.loginGuardAddresses(), System::nanoTime));
-        users.ensureAdmin(s.adminPassword(), console);
         return new Security(users, authentication);
     }
 

@@ -5,12 +5,15 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.Sort;
 import dev.weft.store.FindQuery;
+import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +38,7 @@ import tools.jackson.databind.node.ObjectNode;
  * It also reads users for the authenticate stage and creates the first admin.
  */
 final class UsersCollection implements DocumentPolicy {
+    static final String TOKEN_KEY = "authTokenKey";
     static final String PASSWORD = "password";
     private static final byte[] PASSWORD_KEY = ("\"" + PASSWORD + "\"").getBytes(StandardCharsets.UTF_8);
 
@@ -121,6 +125,36 @@ final class UsersCollection implements DocumentPolicy {
                     ==============================================================================""".formatted(ns, password, ns));
             console.flush();
         }
+    }
+
+    /**
+     * The key that signs auth tokens, shared by every node on the database: the users
+     * collection's property {@value #TOKEN_KEY} (32 random bytes, base64), created by the first
+     * node that finds none. Two nodes starting at once both try; the collection's etag lets one
+     * win and the other read the winner's key. Replacing the collection's properties drops the
+     * key: every node must then restart, and live tokens die.
+     */
+    byte[] tokenKey() {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Metadata meta = store.collection(ns).orElseThrow(() -> new IllegalStateException(ns + " is missing"));
+            JsonNode stored = meta.properties().get(TOKEN_KEY);
+            if (stored != null && stored.isString()) {
+                return Base64.getDecoder().decode(stored.asString());
+            }
+            byte[] key = new byte[32];
+            new SecureRandom().nextBytes(key);
+            ObjectNode props = meta.properties().deepCopy();
+            props.put(TOKEN_KEY, Base64.getEncoder().encodeToString(key));
+            try {
+                store.putCollection(ns, props, Optional.of(meta.etag()));
+                return key;
+            } catch (WeftException e) {
+                if (e.status() != 412) {
+                    throw e;
+                }
+            }
+        }
+        throw new IllegalStateException("could not agree on the auth token key of " + ns);
     }
 
     // --- the policy ----------------------------------------------------------------------

@@ -25,8 +25,7 @@ import java.util.stream.Stream;
  */
 final class WeftNode implements AutoCloseable {
     private static final String PASSWORD = "node-Admin-password-1";
-    private static final String ADMIN = "Basic " + Base64.getEncoder()
-            .encodeToString(("admin:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+    private static final String ADMIN = admin(PASSWORD);
 
     private final Path data;
     private final Store store;
@@ -47,9 +46,18 @@ final class WeftNode implements AutoCloseable {
     }
 
     HttpResponse<String> send(String method, String path, String body) throws Exception {
+        return send(method, path, body, ADMIN);
+    }
+
+    /** Basic credentials of the admin with {@code secret} as its password (or auth token). */
+    static String admin(String secret) {
+        return "Basic " + Base64.getEncoder().encodeToString(("admin:" + secret).getBytes(StandardCharsets.UTF_8));
+    }
+
+    HttpResponse<String> send(String method, String path, String body, String authorization) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
                 .timeout(requestTimeout)
-                .header("Authorization", ADMIN)
+                .header("Authorization", authorization)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
