@@ -15,8 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.common.WebSocketSession;
+import org.eclipse.jetty.websocket.core.CoreSession;
+import org.eclipse.jetty.websocket.core.OpCode;
 import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 import tools.jackson.databind.JsonNode;
 
@@ -89,10 +92,16 @@ final class StreamEndpoints {
      * event committed after the client sees the connection open can be missed; a frame due
      * before the session opens waits in {@link #pending} (at most one: the hub has one write in
      * flight per outlet). Public only because Jetty calls the listener methods reflectively.
+     *
+     * <p>Frames are written through Jetty's core session, not the API's {@code sendText}: the
+     * payload is the event's JSON bytes, rendered once and shared by every subscriber (each write
+     * wraps them in its own read-only buffer), where {@code sendText} would encode the same
+     * string again for every client.
      */
     public static final class Socket implements Session.Listener.AutoDemanding, Outlet {
         private final StreamHub.Subscription subscription;
         private Session session;
+        private CoreSession core;
         private Frame pending;
         private Consumer<Throwable> pendingDone;
 
@@ -104,37 +113,40 @@ final class StreamEndpoints {
         public void onWebSocketOpen(Session session) {
             Frame frame;
             Consumer<Throwable> done;
+            CoreSession c = ((WebSocketSession) session).getCoreSession();
             synchronized (this) {
                 this.session = session;
+                this.core = c;
                 frame = pending;
                 done = pendingDone;
                 pending = null;
             }
             if (frame != null) {
-                write(session, frame, done);
+                write(c, frame, done);
             }
         }
 
         @Override
         public void send(Frame frame, Consumer<Throwable> done) {
-            Session s;
+            CoreSession c;
             synchronized (this) {
-                s = session;
-                if (s == null) {
+                c = core;
+                if (c == null) {
                     pending = frame;
                     pendingDone = done;
                     return;
                 }
             }
-            write(s, frame, done);
+            write(c, frame, done);
         }
 
-        private static void write(Session session, Frame frame, Consumer<Throwable> done) {
+        private static void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
             Callback callback = Callback.from(() -> done.accept(null), done);
             if (frame.isHeartbeat()) {
-                session.sendPing(ByteBuffer.allocate(0), callback);
+                core.sendFrame(new org.eclipse.jetty.websocket.core.Frame(OpCode.PING), callback, false);
             } else {
-                session.sendText(frame.text(), callback);
+                ByteBuffer payload = ByteBuffer.wrap(frame.json()).asReadOnlyBuffer();
+                core.sendFrame(new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT, payload), callback, false);
             }
         }
 
@@ -142,7 +154,7 @@ final class StreamEndpoints {
         public void close(int code, String reason) {
             Session s = session;
             if (s != null) {
-                s.close(code, reason, Callback.NOOP);
+                s.close(code, reason, org.eclipse.jetty.websocket.api.Callback.NOOP);
             }
         }
 

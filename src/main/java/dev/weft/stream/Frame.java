@@ -4,15 +4,15 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * One event as sent: its resume token and its JSON, rendered once and shared by every subscriber
- * that receives it unchanged; the WebSocket text and the SSE form are derived lazily and cached.
- * Immutable once built, except for those caches (benign races: they compute equal values).
+ * that receives it unchanged (a WebSocket text frame's payload is the JSON bytes as they are);
+ * the SSE form is derived lazily and cached. Immutable once built, except for that cache (a
+ * benign race: it computes equal values), so any thread may write it.
  */
 public final class Frame {
     static final Frame HEARTBEAT = new Frame("", new byte[0]);
 
     private final String token;
     private final byte[] json;
-    private String text;
     private byte[] sse;
 
     Frame(String token, byte[] json) {
@@ -32,16 +32,6 @@ public final class Frame {
     /** The event's JSON (callers must not modify the array). */
     public byte[] json() {
         return json;
-    }
-
-    /** The event's JSON as a string, for WebSocket text frames. */
-    public String text() {
-        String t = text;
-        if (t == null) {
-            t = new String(json, StandardCharsets.UTF_8);
-            text = t;
-        }
-        return t;
     }
 
     /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */
