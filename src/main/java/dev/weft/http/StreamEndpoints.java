@@ -10,7 +10,6 @@ import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -96,14 +95,28 @@ final class StreamEndpoints {
      * <p>Frames are written through Jetty's core session, not the API's {@code sendText}: the
      * payload is the event's JSON bytes, rendered once and shared by every subscriber (each write
      * wraps them in its own read-only buffer), where {@code sendText} would encode the same
-     * string again for every client.
+     * string again for every client. One {@link #written} callback serves every write, as there
+     * is one in flight at a time.
      */
     public static final class Socket implements Session.Listener.AutoDemanding, Outlet {
         private final StreamHub.Subscription subscription;
         private Session session;
-        private CoreSession core;
+        private volatile CoreSession core;
         private Frame pending;
         private Consumer<Throwable> pendingDone;
+        /** The {@code done} of the write in flight. */
+        private volatile Consumer<Throwable> inFlight;
+        private final Callback written = new Callback() {
+            @Override
+            public void succeeded() {
+                finished(null);
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                finished(cause);
+            }
+        };
 
         Socket(StreamHub hub, StreamQuery query) {
             this.subscription = hub.subscribe(query, this);
@@ -128,26 +141,31 @@ final class StreamEndpoints {
 
         @Override
         public void send(Frame frame, Consumer<Throwable> done) {
-            CoreSession c;
-            synchronized (this) {
-                c = core;
-                if (c == null) {
-                    pending = frame;
-                    pendingDone = done;
-                    return;
+            CoreSession c = core;
+            if (c == null) {
+                synchronized (this) {
+                    c = core;
+                    if (c == null) {
+                        pending = frame;
+                        pendingDone = done;
+                        return;
+                    }
                 }
             }
             write(c, frame, done);
         }
 
-        private static void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
-            Callback callback = Callback.from(() -> done.accept(null), done);
-            if (frame.isHeartbeat()) {
-                core.sendFrame(new org.eclipse.jetty.websocket.core.Frame(OpCode.PING), callback, false);
-            } else {
-                ByteBuffer payload = ByteBuffer.wrap(frame.json()).asReadOnlyBuffer();
-                core.sendFrame(new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT, payload), callback, false);
-            }
+        private void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
+            inFlight = done;
+            core.sendFrame(frame.isHeartbeat()
+                    ? new org.eclipse.jetty.websocket.core.Frame(OpCode.PING)
+                    : new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT, frame.payload()), written, false);
+        }
+
+        private void finished(Throwable failure) {
+            Consumer<Throwable> done = inFlight;
+            inFlight = null;
+            done.accept(failure);
         }
 
         @Override

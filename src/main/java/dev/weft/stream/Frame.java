@@ -1,5 +1,6 @@
 package dev.weft.stream;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -13,11 +14,13 @@ public final class Frame {
 
     private final String token;
     private final byte[] json;
+    private final ByteBuffer payload;
     private byte[] sse;
 
     Frame(String token, byte[] json) {
         this.token = token;
         this.json = json;
+        this.payload = ByteBuffer.wrap(json).asReadOnlyBuffer();
     }
 
     public boolean isHeartbeat() {
@@ -32,6 +35,11 @@ public final class Frame {
     /** The event's JSON (callers must not modify the array). */
     public byte[] json() {
         return json;
+    }
+
+    /** The event's JSON as a read-only buffer of its own (a write moves its position), sharing the bytes. */
+    public ByteBuffer payload() {
+        return payload.duplicate();
     }
 
     /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */

@@ -2,6 +2,7 @@ package dev.weft.stream;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One subscriber's bounded queue and its send pump. No thread waits for a client: frames are
@@ -27,6 +28,7 @@ final class Subscriber implements StreamHub.Subscription {
     final Fanout.Lane lane;
     private final ArrayDeque<Frame> queue = new ArrayDeque<>();
     private final AtomicInteger wip = new AtomicInteger();
+    private final Consumer<Throwable> onSent = this::sent; // made once, not per write
     private boolean inFlight;
     private boolean pumpDue;
     private boolean ended;
@@ -180,7 +182,7 @@ final class Subscriber implements StreamHub.Subscription {
                 outlet.close(code, reason);
             } else if (next != null) {
                 lastWrite = System.nanoTime();
-                outlet.send(next, this::sent);
+                outlet.send(next, onSent);
             }
         } while (wip.decrementAndGet() != 0);
     }
