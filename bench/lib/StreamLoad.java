@@ -1,45 +1,76 @@
 // Load client for ./weft bench streams: run with JDK 25 as a single-file program
 // (java bench/lib/StreamLoad.java MODE ...). No dependency beyond the JDK.
 //
-//   ws    URL COUNT EXPECTED DEADLINE_S HISTOGRAM_FILE
+//   ws    URL COUNT EXPECTED DEADLINE_S HISTOGRAM_FILE [THREADS]
 //         opens COUNT WebSockets on URL (ws://host:port/db/coll/_streams?...), prints
-//         "ready OK FAILED" once all are open, then records for every text message the latency
-//         now - fullDocument.sentAt (microseconds since the epoch, written by the writer just
-//         before it sends the POST) into a histogram of 100 us buckets; stops when every socket
-//         has EXPECTED messages or at DEADLINE_S seconds after ready, writes the histogram
-//         ("bucket count" lines, then "# received N first_us F last_us L") and prints "done ...".
+//         "ready OK FAILED" once every one is open or has failed, then records for every text
+//         message the latency now - fullDocument.sentAt (microseconds since the epoch, written by
+//         the writer just before it sends the POST) into a histogram of 100 us buckets; stops when
+//         every socket has EXPECTED messages or was closed, or at DEADLINE_S seconds after ready,
+//         writes the histogram ("bucket count" lines, then "# received N first_us F last_us L ...",
+//         with the process's CPU: cpu_ms over its life, run_user_ticks and run_sys_ticks since
+//         ready) and prints "done ...".
 //   write URL RATE DURATION_S
-//         POSTs {"sentAt": <epoch us>, "i": k} to URL RATE times a second for DURATION_S seconds,
-//         on a fixed schedule; prints "wrote N errors E first_us F".
+//         after a few GETs of URL that warm this JVM's HTTP client, POSTs
+//         {"sentAt": <epoch us>, "i": k} to URL RATE times a second for DURATION_S seconds, on a
+//         fixed schedule; prints "wrote N errors E first_us F".
 //
 // Environment: WEFT_AUTH, the Authorization header value for every request and upgrade.
+//
+// The WebSocket client is deliberately lean, so that the benchmark measures Weft and not its
+// client on the same two cores: plain java.nio, THREADS (1) selector threads per process, each
+// owning a share of the sockets; per socket only a few fields and, between reads, the bytes of
+// an incomplete frame. It speaks the client side of RFC 6455 that this load needs: the HTTP/1.1
+// upgrade (Sec-WebSocket-Key, Authorization), a 101 check with Sec-WebSocket-Accept, unmasked
+// server frames (text and continuation, ping answered by a masked pong, close answered by a
+// masked close), no extensions. Text payloads are scanned as bytes for "sentAt":, not decoded.
+// While messages arrive, a thread naps NAP (1 ms) between polls (epoll without waiting) instead
+// of sleeping in epoll_wait: on loopback the server's send would otherwise also pay for waking
+// the client thread for nearly every message, a cost that lands on the client's machine on a
+// real network; the nap can only add to the measured latency (at most about 1 ms). Idle, a
+// thread waits in epoll as usual, so the first message of a burst wakes it at once.
+// The receipt time is taken once per poll: every frame it returns has arrived by then. Sockets
+// close with SO_LINGER 0 (a reset, no TIME_WAIT), so successive runs do not run out of ports.
+//
 // Why sentAt and not the event's wallTime: sentAt is taken before the request leaves the writer,
 // so the figure counts the whole path (HTTP, commit, dispatch, fan-out, delivery) and can only
 // overstate Weft's latency; wallTime is set by Weft itself at commit and would hide the write.
 // Writer and clients run on the same machine and read the same clock.
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 public class StreamLoad {
     static final int BUCKET_US = 100;
     static final int BUCKETS = 600_000; // 60 s; later latencies land in the last bucket
+    static final int HANDSHAKES_IN_FLIGHT = 200; // per process, shared by its threads
+    static final Duration NAP = Duration.ofMillis(1); // between polls while messages arrive
     static final String AUTH = System.getenv().getOrDefault("WEFT_AUTH", "");
+    static final byte[] SENT_AT = "\"sentAt\":".getBytes(StandardCharsets.US_ASCII);
+    static final String GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
     static long nowMicros() {
         Instant i = Instant.now();
@@ -49,7 +80,7 @@ public class StreamLoad {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "ws" -> subscribers(URI.create(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                    Integer.parseInt(args[4]), Path.of(args[5]));
+                    Integer.parseInt(args[4]), Path.of(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
             case "write" -> writer(URI.create(args[1]), Double.parseDouble(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("mode ws or write");
         }
@@ -60,95 +91,420 @@ public class StreamLoad {
     static final AtomicLong RECEIVED = new AtomicLong();
     static final AtomicLong FIRST = new AtomicLong(Long.MAX_VALUE);
     static final AtomicLong LAST = new AtomicLong();
+    static final AtomicInteger OPEN = new AtomicInteger();
+    static final AtomicInteger FAILED = new AtomicInteger();
+    static final AtomicInteger CLOSED = new AtomicInteger(); // closed by the server or the network while open
+    static final AtomicInteger FINISHED = new AtomicInteger(); // sockets with nothing more to wait for
+    static final List<String> ERRORS = new ArrayList<>();
 
-    static final class Client implements WebSocket.Listener {
-        final StringBuilder partial = new StringBuilder();
-        final int expected;
-        final CountDownLatch allDone;
-        int count;
-
-        Client(int expected, CountDownLatch allDone) {
-            this.expected = expected;
-            this.allDone = allDone;
-        }
-
-        @Override
-        public void onOpen(WebSocket ws) {
-            ws.request(1);
-        }
-
-        @Override
-        public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-            long now = nowMicros();
-            partial.append(data);
-            if (last) {
-                String text = partial.toString();
-                partial.setLength(0);
-                int at = text.indexOf("\"sentAt\":");
-                if (at >= 0) {
-                    int from = at + 9, to = from;
-                    while (to < text.length() && Character.isDigit(text.charAt(to))) to++;
-                    long sent = Long.parseLong(text, from, to, 10);
-                    long lat = Math.max(0, now - sent);
-                    HIST.incrementAndGet((int) Math.min(BUCKETS - 1, lat / BUCKET_US));
-                    RECEIVED.incrementAndGet();
-                    FIRST.accumulateAndGet(now, Math::min);
-                    LAST.accumulateAndGet(now, Math::max);
-                    if (++count == expected) allDone.countDown();
-                }
-            }
-            ws.request(1);
-            return null;
+    static void fail(String why) {
+        FAILED.incrementAndGet();
+        FINISHED.incrementAndGet();
+        synchronized (ERRORS) {
+            if (ERRORS.size() < 3) ERRORS.add(why);
         }
     }
 
-    static void subscribers(URI uri, int count, int expected, int deadlineS, Path out) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
-        CountDownLatch allDone = new CountDownLatch(count);
-        Semaphore inFlight = new Semaphore(200);
-        List<CompletableFuture<WebSocket>> opening = new ArrayList<>();
-        List<String> errors = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            inFlight.acquire();
-            var b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(30));
-            if (!AUTH.isEmpty()) b.header("Authorization", AUTH);
-            opening.add(b.buildAsync(uri, new Client(expected, allDone))
-                    .whenComplete((ws, e) -> inFlight.release()));
+    /** One WebSocket: its channel, where its handshake stands, and the bytes of an unfinished frame. */
+    static final class Conn {
+        final SocketChannel ch;
+        final String accept;
+        ByteBuffer out; // what is left to write (the upgrade request, a pong, a close)
+        byte[] rest = new byte[0]; // bytes read but not yet parsed (an incomplete frame or header)
+        byte[] message; // the payload so far of a fragmented text message
+        boolean open, done;
+        int count;
+
+        Conn(SocketChannel ch, String accept) {
+            this.ch = ch;
+            this.accept = accept;
         }
-        List<WebSocket> open = new ArrayList<>();
-        int failed = 0;
-        for (var f : opening) {
+    }
+
+    /** A selector thread: opens its share of the sockets, a few at a time, then reads them all. */
+    static final class Loop implements Runnable {
+        final Selector selector;
+        final InetSocketAddress address;
+        final String target, host;
+        final int share, expected, window;
+        final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 18);
+        byte[] scratch = new byte[1 << 18];
+        final List<Conn> conns = new ArrayList<>();
+        int started, connecting;
+        volatile boolean stop;
+
+        Loop(URI uri, int share, int expected, int window) throws IOException {
+            this.selector = Selector.open();
+            this.address = new InetSocketAddress(uri.getHost(), uri.getPort());
+            this.host = uri.getHost() + ":" + uri.getPort();
+            this.target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+            this.share = share;
+            this.expected = expected;
+            this.window = window;
+        }
+
+        @Override
+        public void run() {
             try {
-                open.add(f.get(60, TimeUnit.SECONDS));
-            } catch (Exception e) {
-                failed++;
-                allDone.countDown();
-                Throwable c = e.getCause() == null ? e : e.getCause();
-                String why = c instanceof java.net.http.WebSocketHandshakeException h
-                        ? "status " + h.getResponse().statusCode() + " " + h.getResponse().body() : String.valueOf(c);
-                if (errors.size() < 3) errors.add(why);
+                boolean busy = false;
+                while (!stop) {
+                    while (started < share && connecting < window) {
+                        start();
+                    }
+                    if (busy) {
+                        Thread.sleep(NAP);
+                        selector.selectNow();
+                    } else {
+                        selector.select(100);
+                    }
+                    var keys = selector.selectedKeys();
+                    busy = !keys.isEmpty();
+                    if (!busy) continue;
+                    long now = nowMicros();
+                    for (SelectionKey k : keys) {
+                        Conn c = (Conn) k.attachment();
+                        try {
+                            if (k.isValid() && k.isConnectable()) connected(c, k);
+                            if (k.isValid() && k.isWritable()) flush(c, k);
+                            if (k.isValid() && k.isReadable()) read(c, k, now);
+                        } catch (IOException e) {
+                            lost(c, k, String.valueOf(e));
+                        }
+                    }
+                    keys.clear();
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
-        if (!errors.isEmpty()) System.err.println("streamload: " + failed + " failed, e.g. " + errors);
-        System.out.println("ready " + open.size() + " " + failed);
+
+        void start() {
+            started++;
+            connecting++;
+            try {
+                SocketChannel ch = SocketChannel.open();
+                ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ch.configureBlocking(false);
+                byte[] nonce = new byte[16];
+                ThreadLocalRandom.current().nextBytes(nonce);
+                String key = Base64.getEncoder().encodeToString(nonce);
+                Conn c = new Conn(ch, Base64.getEncoder().encodeToString(
+                        MessageDigest.getInstance("SHA-1").digest((key + GUID).getBytes(StandardCharsets.US_ASCII))));
+                c.out = ByteBuffer.wrap(("GET " + target + " HTTP/1.1\r\nHost: " + host
+                        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
+                        + "\r\nSec-WebSocket-Version: 13\r\n"
+                        + (AUTH.isEmpty() ? "" : "Authorization: " + AUTH + "\r\n") + "\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                conns.add(c);
+                SelectionKey k = ch.register(selector, SelectionKey.OP_CONNECT, c);
+                if (ch.connect(address)) connected(c, k);
+            } catch (Exception e) {
+                connecting--;
+                fail(String.valueOf(e));
+            }
+        }
+
+        void connected(Conn c, SelectionKey k) throws IOException {
+            c.ch.finishConnect();
+            k.interestOps(SelectionKey.OP_READ);
+            flush(c, k);
+        }
+
+        void flush(Conn c, SelectionKey k) throws IOException {
+            if (c.out == null) return;
+            c.ch.write(c.out);
+            if (c.out.hasRemaining()) {
+                k.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            } else {
+                c.out = null;
+                k.interestOps(SelectionKey.OP_READ);
+            }
+        }
+
+        void send(Conn c, SelectionKey k, byte[] frame) throws IOException {
+            if (c.out == null) {
+                c.out = ByteBuffer.wrap(frame);
+            } else { // rare: something still unwritten; append
+                ByteBuffer both = ByteBuffer.allocate(c.out.remaining() + frame.length);
+                both.put(c.out).put(frame).flip();
+                c.out = both;
+            }
+            flush(c, k);
+        }
+
+        void read(Conn c, SelectionKey k, long now) throws IOException {
+            buf.clear();
+            int n = c.ch.read(buf);
+            if (n < 0) {
+                lost(c, k, "connection closed by the server");
+                return;
+            }
+            int len = c.rest.length + n;
+            if (scratch.length < len) scratch = Arrays.copyOf(scratch, Math.max(len, scratch.length * 2));
+            System.arraycopy(c.rest, 0, scratch, 0, c.rest.length);
+            buf.flip();
+            buf.get(scratch, c.rest.length, n);
+            int at = 0;
+            if (!c.open) {
+                at = handshake(c, k, scratch, len);
+                if (at < 0) return; // incomplete (kept in rest) or failed
+            }
+            at = frames(c, k, scratch, at, len, now);
+            c.rest = at == len ? EMPTY : Arrays.copyOfRange(scratch, at, len);
+        }
+
+        static final byte[] EMPTY = new byte[0];
+
+        /** Parses the 101 response; returns where the frames start, or -1. */
+        int handshake(Conn c, SelectionKey k, byte[] b, int len) throws IOException {
+            int end = -1;
+            for (int i = 3; i < len; i++) {
+                if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
+                    end = i + 1;
+                    break;
+                }
+            }
+            if (end < 0) {
+                if (len > 16384) {
+                    refuse(c, k, new String(b, 0, Math.min(len, 200), StandardCharsets.ISO_8859_1));
+                } else {
+                    c.rest = Arrays.copyOf(b, len);
+                }
+                return -1;
+            }
+            String head = new String(b, 0, end, StandardCharsets.ISO_8859_1);
+            if (!head.startsWith("HTTP/1.1 101") || !head.toLowerCase().contains("sec-websocket-accept: " + c.accept.toLowerCase())) {
+                refuse(c, k, (head.lines().findFirst().orElse("") + " "
+                        + new String(b, end, Math.min(len - end, 200), StandardCharsets.UTF_8)).strip());
+                return -1;
+            }
+            c.open = true;
+            connecting--;
+            OPEN.incrementAndGet();
+            if (expected == 0) finish(c);
+            return end;
+        }
+
+        void refuse(Conn c, SelectionKey k, String why) throws IOException {
+            connecting--;
+            c.done = true;
+            k.cancel();
+            c.ch.close();
+            fail("status " + why);
+        }
+
+        /** Parses the complete frames in b[at, len); returns where the first incomplete one starts. */
+        int frames(Conn c, SelectionKey k, byte[] b, int at, int len, long now) throws IOException {
+            while (len - at >= 2) {
+                int b0 = b[at] & 0xff, b1 = b[at + 1] & 0xff;
+                int head = 2;
+                long size = b1 & 0x7f;
+                if (size == 126) {
+                    if (len - at < 4) break;
+                    size = ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
+                    head = 4;
+                } else if (size == 127) {
+                    if (len - at < 10) break;
+                    size = 0;
+                    for (int i = 2; i < 10; i++) size = (size << 8) | (b[at + i] & 0xff);
+                    head = 10;
+                }
+                if ((b1 & 0x80) != 0) throw new IOException("masked frame from the server");
+                if (len - at - head < size) break;
+                int from = at + head, to = (int) (from + size);
+                boolean fin = (b0 & 0x80) != 0;
+                switch (b0 & 0x0f) {
+                    case 0x1, 0x0 -> text(c, b, from, to, fin, (b0 & 0x0f) == 0x0, now);
+                    case 0x9 -> send(c, k, control(0xA, b, from, to)); // ping: pong with the same payload
+                    case 0xA -> { } // pong
+                    case 0x8 -> { // close: answer it and go
+                        send(c, k, control(0x8, b, from, Math.min(to, from + 2)));
+                        lost(c, k, null);
+                        return len;
+                    }
+                    default -> throw new IOException("unexpected opcode " + (b0 & 0x0f));
+                }
+                at = to;
+            }
+            return at;
+        }
+
+        void text(Conn c, byte[] b, int from, int to, boolean fin, boolean continuation, long now) {
+            if (!fin || continuation) { // fragmented: gather the message, rare
+                byte[] m = c.message == null ? EMPTY : c.message;
+                byte[] all = Arrays.copyOf(m, m.length + (to - from));
+                System.arraycopy(b, from, all, m.length, to - from);
+                if (!fin) {
+                    c.message = all;
+                    return;
+                }
+                c.message = null;
+                b = all;
+                from = 0;
+                to = all.length;
+            }
+            long sent = sentAt(b, from, to);
+            if (sent < 0) return;
+            long lat = Math.max(0, now - sent);
+            if (BY_EVENT != null) byEvent(b, from, to, lat);
+            HIST.incrementAndGet((int) Math.min(BUCKETS - 1, lat / BUCKET_US));
+            RECEIVED.incrementAndGet();
+            FIRST.accumulateAndGet(now, Math::min);
+            LAST.accumulateAndGet(now, Math::max);
+            if (++c.count == expected) finish(c);
+        }
+
+        void finish(Conn c) {
+            if (!c.done) {
+                c.done = true;
+                FINISHED.incrementAndGet();
+            }
+        }
+
+        /** A connection that ended: a handshake that failed, or an open stream the server or network closed. */
+        void lost(Conn c, SelectionKey k, String why) throws IOException {
+            if (!c.open) {
+                connecting--;
+                c.done = true;
+                fail(why);
+            } else if (!c.done) {
+                CLOSED.incrementAndGet();
+                finish(c);
+            }
+            k.cancel();
+            c.ch.close();
+        }
+
+        void closeAll() {
+            stop = true;
+            selector.wakeup();
+            for (Conn c : conns) {
+                try {
+                    c.ch.close();
+                } catch (IOException ignored) {
+                }
+            }
+        }
+    }
+
+    /** The value of the first "sentAt": in b[from, to), or -1. */
+    static long sentAt(byte[] b, int from, int to) {
+        return number(b, from, to, SENT_AT);
+    }
+
+    /** The value of the first {@code name} (a quoted key and a colon) in b[from, to), or -1. */
+    static long number(byte[] b, int from, int to, byte[] name) {
+        outer:
+        for (int i = from; i <= to - name.length; i++) {
+            for (int j = 0; j < name.length; j++) {
+                if (b[i + j] != name[j]) continue outer;
+            }
+            long v = 0;
+            int p = i + name.length;
+            if (p >= to || b[p] < '0' || b[p] > '9') return -1;
+            while (p < to && b[p] >= '0' && b[p] <= '9') v = v * 10 + (b[p++] - '0');
+            return v;
+        }
+        return -1;
+    }
+
+    // Diagnostics, with STREAMLOAD_EVENTS=FILE: per written document (its "i"), how many
+    // receipts, the least and the greatest latency (us), written to FILE as "i count min max".
+    static final String EVENTS_FILE = System.getenv("STREAMLOAD_EVENTS");
+    static final long[][] BY_EVENT = EVENTS_FILE == null ? null : new long[100_000][];
+    static final byte[] I = "\"i\":".getBytes(StandardCharsets.US_ASCII);
+
+    static synchronized void byEvent(byte[] b, int from, int to, long lat) {
+        long i = number(b, from, to, I);
+        if (i < 0 || i >= BY_EVENT.length) return;
+        long[] e = BY_EVENT[(int) i];
+        if (e == null) BY_EVENT[(int) i] = e = new long[] {0, Long.MAX_VALUE, 0};
+        e[0]++;
+        e[1] = Math.min(e[1], lat);
+        e[2] = Math.max(e[2], lat);
+    }
+
+    /** A masked client control frame (pong or close) with the given payload. */
+    static byte[] control(int opcode, byte[] b, int from, int to) {
+        int n = to - from;
+        byte[] f = new byte[6 + n];
+        f[0] = (byte) (0x80 | opcode);
+        f[1] = (byte) (0x80 | n);
+        byte[] mask = new byte[4];
+        ThreadLocalRandom.current().nextBytes(mask);
+        System.arraycopy(mask, 0, f, 2, 4);
+        for (int i = 0; i < n; i++) f[6 + i] = (byte) (b[from + i] ^ mask[i & 3]);
+        return f;
+    }
+
+    static void subscribers(URI uri, int count, int expected, int deadlineS, Path out, int threads) throws Exception {
+        List<Loop> loops = new ArrayList<>();
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int share = count / threads + (t < count % threads ? 1 : 0);
+            Loop loop = new Loop(uri, share, expected, Math.max(1, HANDSHAKES_IN_FLIGHT / threads));
+            loops.add(loop);
+            running.add(Thread.ofPlatform().name("ws-" + t).daemon(true).start(loop));
+        }
+        long connectDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (OPEN.get() + FAILED.get() < count && System.nanoTime() < connectDeadline) {
+            Thread.sleep(20);
+        }
+        int open = OPEN.get(), failed = count - open;
+        synchronized (ERRORS) {
+            if (!ERRORS.isEmpty()) System.err.println("streamload: " + failed + " failed, e.g. " + ERRORS);
+        }
+        long[] cpu0 = cpuTicks();
+        System.out.println("ready " + open + " " + failed);
         System.out.flush();
-        boolean all = allDone.await(deadlineS, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineS);
+        while (FINISHED.get() < count && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        boolean all = FINISHED.get() >= count;
+        loops.forEach(Loop::closeAll);
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < BUCKETS; i++) {
             long c = HIST.get(i);
             if (c > 0) sb.append(i).append(' ').append(c).append('\n');
         }
         sb.append("# received ").append(RECEIVED.get()).append(" first_us ").append(FIRST.get())
-                .append(" last_us ").append(LAST.get()).append(" open ").append(open.size())
-                .append(" failed ").append(failed).append(" cpu_ms ")
-                .append(ProcessHandle.current().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L)).append('\n');
+                .append(" last_us ").append(LAST.get()).append(" open ").append(open)
+                .append(" failed ").append(failed).append(" closed ").append(CLOSED.get()).append(" cpu_ms ")
+                .append(ProcessHandle.current().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L));
+        long[] cpu1 = cpuTicks();
+        sb.append(" run_user_ticks ").append(cpu1[0] - cpu0[0]).append(" run_sys_ticks ").append(cpu1[1] - cpu0[1]).append('\n');
         Files.writeString(out, sb);
-        System.out.println("done received=" + RECEIVED.get() + " complete=" + all);
-        for (WebSocket ws : open) ws.abort();
+        if (BY_EVENT != null) {
+            StringBuilder ev = new StringBuilder();
+            for (int i = 0; i < BY_EVENT.length; i++) {
+                long[] e = BY_EVENT[i];
+                if (e != null) ev.append(i).append(' ').append(e[0]).append(' ').append(e[1]).append(' ').append(e[2]).append('\n');
+            }
+            Files.writeString(Path.of(EVENTS_FILE + "." + ProcessHandle.current().pid()), ev);
+        }
+        System.out.println("done received=" + RECEIVED.get() + " closed=" + CLOSED.get() + " complete=" + all);
+    }
+
+    /** This process's user and system CPU time so far, in clock ticks (/proc/self/stat). */
+    static long[] cpuTicks() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15
     }
 
     static void writer(URI uri, double rate, int durationS) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        // Warm this JVM's HTTP client (class loading, the connection) with a few reads first:
+        // its first request costs a cold JVM some 100 ms, which is the writer's, not Weft's.
+        for (int k = 0; k < 5; k++) {
+            var warm = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+            if (!AUTH.isEmpty()) warm.header("Authorization", AUTH);
+            http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
+        }
         long total = Math.round(rate * durationS);
         long periodNanos = (long) (1e9 / rate);
         long start = System.nanoTime();

@@ -237,7 +237,9 @@ start_weft() {
   local args=("${WEFT_STORE_ARGS[@]}" "$@")
   WEFT_LOG="$BENCH_TMP/weft.log"; [ "$WEFT_SEQ" = 1 ] || WEFT_LOG="$BENCH_TMP/weft-$WEFT_SEQ.log"
   log "bench: starting Weft on port $WEFT_PORT (data $data, ${args[*]:-sqlite}, log $WEFT_LOG)"
-  ( cd "$REPO_ROOT" && exec ./weft start --port "$WEFT_PORT" --data "$data" "${args[@]}" ) >"$WEFT_LOG" 2>&1 &
+  # 9>&-: Weft must not inherit the benchmark lock (bench_init); a Weft left behind by a killed
+  # script would otherwise hold it, and every later benchmark on the machine would wait forever.
+  ( cd "$REPO_ROOT" && exec ./weft start --port "$WEFT_PORT" --data "$data" "${args[@]}" ) >"$WEFT_LOG" 2>&1 9>&- &
   WEFT_PID=$!; track_pid "$WEFT_PID"
   WEFT_URL="http://127.0.0.1:$WEFT_PORT"
   if ! wait_http "$WEFT_URL/ping" "${WEFT_START_TIMEOUT:-300}" "$WEFT_PID"; then

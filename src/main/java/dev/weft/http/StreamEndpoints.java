@@ -10,13 +10,15 @@ import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.common.WebSocketSession;
+import org.eclipse.jetty.websocket.core.CoreSession;
+import org.eclipse.jetty.websocket.core.OpCode;
 import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 import tools.jackson.databind.JsonNode;
 
@@ -89,12 +91,32 @@ final class StreamEndpoints {
      * event committed after the client sees the connection open can be missed; a frame due
      * before the session opens waits in {@link #pending} (at most one: the hub has one write in
      * flight per outlet). Public only because Jetty calls the listener methods reflectively.
+     *
+     * <p>Frames are written through Jetty's core session, not the API's {@code sendText}: the
+     * payload is the event's JSON bytes, rendered once and shared by every subscriber (each write
+     * wraps them in its own read-only buffer), where {@code sendText} would encode the same
+     * string again for every client. One {@link #written} callback serves every write, as there
+     * is one in flight at a time.
      */
     public static final class Socket implements Session.Listener.AutoDemanding, Outlet {
         private final StreamHub.Subscription subscription;
         private Session session;
+        private volatile CoreSession core;
         private Frame pending;
         private Consumer<Throwable> pendingDone;
+        /** The {@code done} of the write in flight. */
+        private volatile Consumer<Throwable> inFlight;
+        private final Callback written = new Callback() {
+            @Override
+            public void succeeded() {
+                finished(null);
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                finished(cause);
+            }
+        };
 
         Socket(StreamHub hub, StreamQuery query) {
             this.subscription = hub.subscribe(query, this);
@@ -104,45 +126,53 @@ final class StreamEndpoints {
         public void onWebSocketOpen(Session session) {
             Frame frame;
             Consumer<Throwable> done;
+            CoreSession c = ((WebSocketSession) session).getCoreSession();
             synchronized (this) {
                 this.session = session;
+                this.core = c;
                 frame = pending;
                 done = pendingDone;
                 pending = null;
             }
             if (frame != null) {
-                write(session, frame, done);
+                write(c, frame, done);
             }
         }
 
         @Override
         public void send(Frame frame, Consumer<Throwable> done) {
-            Session s;
-            synchronized (this) {
-                s = session;
-                if (s == null) {
-                    pending = frame;
-                    pendingDone = done;
-                    return;
+            CoreSession c = core;
+            if (c == null) {
+                synchronized (this) {
+                    c = core;
+                    if (c == null) {
+                        pending = frame;
+                        pendingDone = done;
+                        return;
+                    }
                 }
             }
-            write(s, frame, done);
+            write(c, frame, done);
         }
 
-        private static void write(Session session, Frame frame, Consumer<Throwable> done) {
-            Callback callback = Callback.from(() -> done.accept(null), done);
-            if (frame.isHeartbeat()) {
-                session.sendPing(ByteBuffer.allocate(0), callback);
-            } else {
-                session.sendText(frame.text(), callback);
-            }
+        private void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
+            inFlight = done;
+            core.sendFrame(frame.isHeartbeat()
+                    ? new org.eclipse.jetty.websocket.core.Frame(OpCode.PING)
+                    : new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT, frame.payload()), written, false);
+        }
+
+        private void finished(Throwable failure) {
+            Consumer<Throwable> done = inFlight;
+            inFlight = null;
+            done.accept(failure);
         }
 
         @Override
         public void close(int code, String reason) {
             Session s = session;
             if (s != null) {
-                s.close(code, reason, Callback.NOOP);
+                s.close(code, reason, org.eclipse.jetty.websocket.api.Callback.NOOP);
             }
         }
 

@@ -1,23 +1,26 @@
 package dev.weft.stream;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
  * One event as sent: its resume token and its JSON, rendered once and shared by every subscriber
- * that receives it unchanged; the WebSocket text and the SSE form are derived lazily and cached.
- * Immutable once built, except for those caches (benign races: they compute equal values).
+ * that receives it unchanged (a WebSocket text frame's payload is the JSON bytes as they are);
+ * the SSE form is derived lazily and cached. Immutable once built, except for that cache (a
+ * benign race: it computes equal values), so any thread may write it.
  */
 public final class Frame {
     static final Frame HEARTBEAT = new Frame("", new byte[0]);
 
     private final String token;
     private final byte[] json;
-    private String text;
+    private final ByteBuffer payload;
     private byte[] sse;
 
     Frame(String token, byte[] json) {
         this.token = token;
         this.json = json;
+        this.payload = ByteBuffer.wrap(json).asReadOnlyBuffer();
     }
 
     public boolean isHeartbeat() {
@@ -34,14 +37,9 @@ public final class Frame {
         return json;
     }
 
-    /** The event's JSON as a string, for WebSocket text frames. */
-    public String text() {
-        String t = text;
-        if (t == null) {
-            t = new String(json, StandardCharsets.UTF_8);
-            text = t;
-        }
-        return t;
+    /** The event's JSON as a read-only buffer of its own (a write moves its position), sharing the bytes. */
+    public ByteBuffer payload() {
+        return payload.duplicate();
     }
 
     /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */

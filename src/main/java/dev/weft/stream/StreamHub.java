@@ -30,17 +30,22 @@ import tools.jackson.databind.JsonNode;
  * subscribers' {@link Outlet}s.
  *
  * <p>Threads: the store's writer only hands each commit's events to a bounded queue
- * ({@code stream-dispatch-queue}); one dispatcher thread matches them in commit order; writes to
- * clients are asynchronous ({@link Subscriber}); one scheduler thread sends heartbeats and drops
- * cut-off clients. No thread waits per client. If the dispatch queue overflows, the dispatcher
- * reads the missed events back from the log, so memory stays bounded and nothing is skipped.
+ * ({@code stream-dispatch-queue}); one dispatcher thread matches them in commit order and queues
+ * the frames on the subscribers; a few {@link Fanout} threads (one per core) write them, each
+ * subscriber always by the same one, asynchronously ({@link Subscriber}); one scheduler thread
+ * sends heartbeats and drops cut-off clients. No thread waits per client. If the dispatch queue
+ * overflows, the dispatcher reads the missed events back from the log, so memory stays bounded
+ * and nothing is skipped.
  *
  * <p>Matching is not O(subscribers): subscribers are grouped by collection, and within it
  * indexed by one equality predicate of their filter when it has one (path and value), so an
  * event only meets the subscribers whose value it carries, plus those with no usable equality.
+ * Matching allocates nothing per subscriber: the dispatcher walks the group's sets in place (a
+ * subscriber cut off meanwhile leaves them only after the walk), and shares one rendered frame
+ * between every subscriber that receives the event unchanged.
  *
- * <p>Order and exactly-once: the dispatcher holds {@link #lock} while it dispatches and advances
- * {@link #lastDispatched}. A resuming subscriber first replays the log on its own virtual thread,
+ * <p>Order and exactly-once: the dispatcher holds {@link #lock} while it dispatches an event and
+ * advances {@link #lastDispatched}. A resuming subscriber first replays the log on its own virtual thread,
  * then, under the lock, replays up to {@code lastDispatched} and joins the index with
  * {@link Subscriber#from} set to where its replay stopped: every later event reaches it live
  * exactly once, in order.
@@ -79,17 +84,28 @@ public final class StreamHub implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong evaluations = new AtomicLong();
     private final Thread dispatcher;
+    private final Fanout fanout;
+    /** How many events the dispatcher may run ahead of the slowest lane ({@link Fanout#awaitLanes}). */
+    private final long laneLag;
+    /** Dispatcher only: subscribers whose queue filled during the current event, cut off after it. */
+    private final List<Subscriber> full = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private volatile long lastDispatched;
     private volatile boolean closing;
 
     public StreamHub(EventLog log, Json json, Settings settings) {
+        this(log, json, settings, Runtime.getRuntime().availableProcessors());
+    }
+
+    StreamHub(EventLog log, Json json, Settings settings, int fanoutThreads) {
         this.log = log;
         this.json = json;
         this.clientQueue = settings.streamClientQueue();
         this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(settings.streamHeartbeatMs());
         this.commits = new ArrayBlockingQueue<>(settings.streamDispatchQueue());
         this.lastDispatched = log.last();
+        this.fanout = new Fanout(fanoutThreads);
+        this.laneLag = (clientQueue - 1) / 2; // a client's queue then holds at most half its bound from lane lag alone
         log.addCommitListener((commit, events) -> {
             if (!commits.offer(events)) {
                 overflowed.set(true);
@@ -113,7 +129,7 @@ public final class StreamHub implements AutoCloseable {
         if (closing) {
             throw new WeftException(503, "the server is stopping");
         }
-        Subscriber s = new Subscriber(query, outlet, this, clientQueue);
+        Subscriber s = new Subscriber(query, outlet, this, clientQueue, fanout.assign());
         all.add(s);
         if (query.resumeAfter().isEmpty()) {
             synchronized (lock) {
@@ -204,34 +220,62 @@ public final class StreamHub implements AutoCloseable {
                 continue;
             }
             try {
-                synchronized (lock) {
-                    if (overflowed.getAndSet(false)) {
-                        catchUp();
-                    }
-                    if (batch != null) {
-                        batch.forEach(this::dispatch);
-                    }
+                if (overflowed.getAndSet(false)) {
+                    catchUp();
+                }
+                if (batch != null) {
+                    batch.forEach(this::dispatchNext);
                 }
             } catch (RuntimeException e) {
                 LOG.error("stream dispatch failed", e);
+            } catch (InterruptedException e) {
+                // closing
             }
+        }
+    }
+
+    /**
+     * Dispatches one event under the lock, once no lane is more than {@link #laneLag} events
+     * behind. The wait is outside the lock (a lane may need it to forget a client); it bounds
+     * how many frames a client's queue gathers while its lane is busy, so a client is cut off
+     * for reading too slowly, never for the server writing too slowly.
+     */
+    private void dispatchNext(ChangeEvent e) {
+        try {
+            fanout.awaitLanes(laneLag);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        synchronized (lock) {
+            dispatch(e);
         }
     }
 
     /** Reads back from the log what the dispatch queue could not hold. */
-    private void catchUp() {
+    private void catchUp() throws InterruptedException {
         try {
             List<ChangeEvent> batch;
             while (!(batch = log.after(lastDispatched, REPLAY_BATCH)).isEmpty()) {
-                batch.forEach(this::dispatch);
+                batch.forEach(this::dispatchNext);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
             }
         } catch (WeftException e) {
             LOG.error("stream dispatcher fell behind the retention window; ending every stream", e);
             all.forEach(s -> s.end(1013, "the server fell behind; resume with your last token"));
-            lastDispatched = log.last();
+            synchronized (lock) {
+                lastDispatched = log.last();
+            }
         }
     }
 
+    /**
+     * Under {@link #lock}: matches {@code e} against its collection's subscribers and queues it on
+     * those it goes to; their lanes write it. Per-subscriber order holds because the queue is the
+     * subscriber's and events are queued in commit order.
+     */
     private void dispatch(ChangeEvent e) {
         if (e.seq() <= lastDispatched) {
             return;
@@ -239,66 +283,94 @@ public final class StreamHub implements AutoCloseable {
         Group g = groups.get(e.ns());
         if (g != null) {
             EventView v = new EventView(e, json);
-            for (Subscriber s : candidates(g, v)) {
-                if (e.seq() > s.from) {
-                    deliver(s, v);
-                }
+            for (Subscriber s : g.scan) {
+                consider(s, v);
             }
+            if (!g.byEquality.isEmpty()) {
+                g.byEquality.forEach((path, byKey) -> {
+                    considerAt(byKey, v.after(), path, v);
+                    considerAt(byKey, v.before(), path, v);
+                });
+            }
+            fanout.flush();
+            for (Subscriber s : full) {
+                cutOff(s);
+                s.pump(); // writes the close 1013
+            }
+            full.clear();
         }
         lastDispatched = e.seq();
     }
 
-    private static List<Subscriber> candidates(Group g, EventView v) {
-        List<Subscriber> out = new ArrayList<>(g.scan);
-        long seq = v.event.seq();
-        g.byEquality.forEach((path, byKey) -> {
-            addAt(out, byKey, v.after(), path, seq);
-            addAt(out, byKey, v.before(), path, seq);
-        });
-        return out;
-    }
-
-    private static void addAt(List<Subscriber> out, Map<String, Set<Subscriber>> byKey, JsonNode doc, String path, long seq) {
+    /** The subscribers indexed under a value {@code doc} has at {@code path}, each once per event. */
+    private void considerAt(Map<String, Set<Subscriber>> byKey, JsonNode doc, String path, EventView v) {
         if (doc == null) {
             return;
         }
+        long seq = v.event.seq();
         for (String key : Keys.at(doc, path)) {
             Set<Subscriber> subs = byKey.get(key);
             if (subs != null) {
                 for (Subscriber s : subs) {
                     if (s.seen != seq) {
                         s.seen = seq;
-                        out.add(s);
+                        consider(s, v);
                     }
                 }
             }
         }
     }
 
+    /** Dispatcher: queues {@code v} on {@code s} if it has not replayed it and it matches. */
+    private void consider(Subscriber s, EventView v) {
+        if (v.event.seq() <= s.from) {
+            return;
+        }
+        Frame frame = match(s, v);
+        if (frame == null) {
+            return;
+        }
+        switch (s.enqueue(frame)) {
+            case PUMP -> {
+                fanout.add(s);
+                sent.incrementAndGet();
+            }
+            case QUEUED -> sent.incrementAndGet();
+            case FULL -> full.add(s);
+            case ENDED -> { }
+        }
+    }
+
+    /** Replay: sends {@code v} to {@code s} on this thread if it matches. */
+    private void deliver(Subscriber s, EventView v) {
+        Frame frame = match(s, v);
+        if (frame != null && s.offer(frame)) {
+            sent.incrementAndGet();
+        }
+    }
+
     /**
-     * Sends {@code v} to {@code s} if it matches: the event itself when the filter and the access
-     * rule pass; otherwise, for a subscriber that asked for leaves, a leave event when the
-     * document matched (and was visible) before this change. On a document filter a delete is
+     * What {@code s} is to receive of {@code v}, or null: the event itself when the filter and
+     * the access rule pass; otherwise, for a subscriber that asked for leaves, a leave event when
+     * the document matched (and was visible) before this change. On a document filter a delete is
      * judged by the deleted document.
      */
-    private void deliver(Subscriber s, EventView v) {
+    private Frame match(Subscriber s, EventView v) {
         evaluations.incrementAndGet();
         StreamQuery q = s.query;
         boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
         JsonNode doc = delete ? v.before() : v.after();
         JsonNode now = q.onDocument() ? doc : v.eventNode();
         if (now != null && q.filter().matches(now) && allowed(q, doc)) {
-            if (s.offer(q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame())) {
-                sent.incrementAndGet();
-            }
-            return;
+            return q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame();
         }
         if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
             JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
-            if (q.filter().matches(was) && allowed(q, v.before()) && s.offer(v.leave())) {
-                sent.incrementAndGet();
+            if (q.filter().matches(was) && allowed(q, v.before())) {
+                return v.leave();
             }
         }
+        return null;
     }
 
     private static boolean allowed(StreamQuery q, JsonNode doc) {
@@ -384,6 +456,7 @@ public final class StreamHub implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        fanout.close();
         scheduler.shutdownNow();
     }
 }

@@ -2,16 +2,21 @@ package dev.weft.stream;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One subscriber's bounded queue and its send pump. No thread waits for a client: frames are
- * queued by the dispatcher and written by whichever thread finds the outlet idle (the dispatcher,
- * or the I/O thread completing the previous write), one write in flight at a time. A queue that
- * reaches its bound means the client does not read fast enough: it is cut off (close 1013, and
- * the connection dropped after a grace period), so a slow client costs at most {@code max}
- * frame references, frames being shared between subscribers.
+ * queued by the dispatcher ({@link #enqueue}; a resuming client's replay uses {@link #offer}) and
+ * written by whichever thread finds the outlet idle (the subscriber's {@link Fanout} lane, the
+ * replay thread, or the I/O thread completing the previous write), one write in flight at a time,
+ * in queue order. A queue that reaches its bound means the client does not read fast enough: it
+ * is cut off (close 1013, and the connection dropped after a grace period), so a slow client
+ * costs at most {@code max} frame references, frames being shared between subscribers.
  *
- * <p>{@link #wip} makes the pump a trampoline: a write completing synchronously re-enters
+ * <p>{@link #pumpDue} is true from the moment the dispatcher hands the subscriber to its lane
+ * until the lane pumps it, so a subscriber waits in a lane at most once however many events it
+ * gets meanwhile (a lane's backlog is bounded by its subscribers), and is not handed over while
+ * a write is in flight (that write's completion drains the queue). {@link #wip} makes the pump a trampoline: a write completing synchronously re-enters
  * {@link #drain} and merely counts, so the stack never grows with the queue.
  */
 final class Subscriber implements StreamHub.Subscription {
@@ -19,9 +24,13 @@ final class Subscriber implements StreamHub.Subscription {
     private final Outlet outlet;
     private final StreamHub hub;
     private final int max;
+    /** The fan-out lane that writes this subscriber's live events. */
+    final Fanout.Lane lane;
     private final ArrayDeque<Frame> queue = new ArrayDeque<>();
     private final AtomicInteger wip = new AtomicInteger();
+    private final Consumer<Throwable> onSent = this::sent; // made once, not per write
     private boolean inFlight;
+    private boolean pumpDue;
     private boolean ended;
     private int closeCode;
     private String closeReason;
@@ -33,32 +42,67 @@ final class Subscriber implements StreamHub.Subscription {
     /** Dispatcher-only: the seq of the last event this subscriber was considered for (dedupes candidates). */
     long seen = -1;
 
-    Subscriber(StreamQuery query, Outlet outlet, StreamHub hub, int max) {
+    Subscriber(StreamQuery query, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane) {
         this.query = query;
         this.outlet = outlet;
         this.hub = hub;
         this.max = max;
+        this.lane = lane;
     }
 
-    /** Queues a frame; a full queue cuts the client off. False once the subscriber has ended. */
-    boolean offer(Frame frame) {
-        boolean full;
-        synchronized (this) {
-            if (ended) {
-                return false;
-            }
-            full = queue.size() >= max;
-            if (full) {
-                endLocked(1013, "slow consumer: more than stream-client-queue (" + max + ") events unsent");
-            } else {
-                queue.add(frame);
-            }
+    /** What {@link #enqueue} did. */
+    enum Queued {
+        /** The subscriber had ended: nothing queued. */
+        ENDED,
+        /** Queued; a pump is already due (or a write in flight), nothing more to do. */
+        QUEUED,
+        /** Queued; the caller must have the subscriber pumped ({@link Fanout#add}). */
+        PUMP,
+        /** The queue was full: the subscriber has ended; the caller must {@link StreamHub#cutOff} it. */
+        FULL
+    }
+
+    /** Queues a frame without writing it (the dispatcher: its lane writes). */
+    synchronized Queued enqueue(Frame frame) {
+        Queued q = add(frame);
+        if (q != Queued.QUEUED || pumpDue || inFlight) {
+            return q;
         }
-        if (full) {
+        pumpDue = true;
+        return Queued.PUMP;
+    }
+
+    /** Queues a frame and writes on this thread (replay); a full queue cuts the client off. False once ended. */
+    boolean offer(Frame frame) {
+        Queued q;
+        synchronized (this) {
+            q = add(frame);
+        }
+        if (q == Queued.FULL) {
             hub.cutOff(this); // outside this lock: the hub's lock is taken before a subscriber's, never after
         }
         drain();
-        return !full;
+        return q == Queued.QUEUED;
+    }
+
+    private Queued add(Frame frame) {
+        if (ended) {
+            return Queued.ENDED;
+        }
+        if (queue.size() >= max) {
+            endLocked(1013, "slow consumer: more than stream-client-queue (" + max + ") events unsent");
+            return Queued.FULL;
+        }
+        queue.add(frame);
+        return Queued.QUEUED;
+    }
+
+    /** Writes what is queued: the fan-out lane, after {@link Queued#PUMP}, or the dispatcher after a cut-off (the close). */
+    void pump() {
+        synchronized (this) {
+            pumpDue = false;
+        }
+        drain();
     }
 
     /** Queued frames, for catch-up to wait on before reading more history. */
@@ -138,7 +182,7 @@ final class Subscriber implements StreamHub.Subscription {
                 outlet.close(code, reason);
             } else if (next != null) {
                 lastWrite = System.nanoTime();
-                outlet.send(next, this::sent);
+                outlet.send(next, onSent);
             }
         } while (wip.decrementAndGet() != 0);
     }
