@@ -124,7 +124,31 @@ final class Authentication implements Authenticator {
             return Optional.empty();
         }
         long version = users.version();
-        return cache.get(key, version).map(user -> answered(user, version, request));
+        CredentialCache.Verified verified = cache.find(key, version);
+        if (verified == null) {
+            return Optional.empty();
+        }
+        if (cache.takeRenewal(verified)) {
+            renew(value.substring(start, end), key, version);
+        }
+        return Optional.of(answered(verified.user(), version, request));
+    }
+
+    /**
+     * Verifies a remembered credential again on a virtual thread of its own, and remembers it
+     * afresh, while its entry (a quarter of its life left) serves this request and the next: the
+     * memory path never waits for a hash. A failure only means the entry ends at its time; the
+     * credential text lives as long as its verification, as it does on the stages.
+     */
+    private void renew(String encoded, CredentialCache.Key key, long version) {
+        Thread.ofVirtual().name("weft-auth-renewal").start(() -> {
+            try {
+                BasicCredentials credentials = BasicCredentials.parse(encoded);
+                verifyAndRemember(key, credentials.name(), credentials.secret(), version);
+            } catch (RuntimeException e) {
+                // a saturated hashing pool or a store error: the entry ends at its time
+            }
+        });
     }
 
     private Principal basic(String encoded, AuthRequest request) {
@@ -138,13 +162,18 @@ final class Authentication implements Authenticator {
             user = tokens.check(name, secret, version, users::find);
         }
         if (user.isEmpty()) {
-            user = verifying.run(key, () -> {
-                Optional<UsersCollection.User> verified = byPassword(name, secret);
-                verified.ifPresent(u -> cache.put(key, u, version));
-                return verified;
-            });
+            user = verifyAndRemember(key, name, secret, version);
         }
         return answered(user.orElseThrow(() -> new WeftException(401, "wrong user name or password")), version, request);
+    }
+
+    /** Checks the password (once for concurrent requests with the same credential) and remembers a success. */
+    private Optional<UsersCollection.User> verifyAndRemember(CredentialCache.Key key, String name, String secret, long version) {
+        return verifying.run(key, () -> {
+            Optional<UsersCollection.User> verified = byPassword(name, secret);
+            verified.ifPresent(u -> cache.put(key, u, version));
+            return verified;
+        });
     }
 
     /** A Basic login succeeded: the answer carries the user's auth token. */

@@ -14,8 +14,9 @@ public interface Authenticator {
 
     /**
      * The principal when memory alone can tell it, without blocking and without side effects
-     * beyond response headers: no credentials, or credentials remembered by a cache. Empty means
-     * "ask {@link #authenticate}", never "refused".
+     * beyond response headers (and, when a remembered credential is due for it, starting its
+     * verification on a thread of its own): no credentials, or credentials remembered by a cache.
+     * Empty means "ask {@link #authenticate}", never "refused".
      */
     default Optional<Principal> authenticateFromMemory(AuthRequest request) {
         return Optional.empty();

@@ -5,6 +5,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import javax.crypto.Mac;
 import javax.crypto.ShortBufferException;
@@ -18,7 +19,10 @@ import javax.crypto.spec.SecretKeySpec;
  * credential is found without being decoded. Two spellings of one credential (with and without
  * padding) are two entries, each verified once.
  *
- * <p>Invariants: an entry lives at most {@code auth-cache-ttl-ms}; an entry is only served while
+ * <p>Invariants: an entry lives at most {@code auth-cache-ttl-ms}; an entry still in use in the
+ * last quarter of its life is verified again for one request (see {@link #takeRenewal}) while the
+ * others are still served from it, so a busy client never waits for a hash, and never goes longer
+ * than the lifetime without one; an entry is only served while
  * the users collection is at the version it was verified against (any user created, changed or
  * deleted drops them all), so a changed password or role is never served from here; at most {@code auth-cache-entries} entries (past
  * that, expired ones are purged, and if none expired the cache starts over). Only successes are
@@ -41,7 +45,25 @@ final class CredentialCache {
         }
     }
 
-    private record Entry(UsersCollection.User user, long usersVersion, long expiresAt) {}
+    /** A remembered verification. */
+    static final class Verified {
+        private final UsersCollection.User user;
+        private final long usersVersion;
+        private final long renewAt;
+        private final long expiresAt;
+        private final AtomicBoolean renewing = new AtomicBoolean();
+
+        Verified(UsersCollection.User user, long usersVersion, long verifiedAt, long ttlNanos) {
+            this.user = user;
+            this.usersVersion = usersVersion;
+            this.renewAt = verifiedAt + ttlNanos - ttlNanos / 4;
+            this.expiresAt = verifiedAt + ttlNanos;
+        }
+
+        UsersCollection.User user() {
+            return user;
+        }
+    }
 
     /** A keyed Mac with room for a credential's bytes and its digest. */
     private static final class Hasher {
@@ -59,7 +81,7 @@ final class CredentialCache {
     private final long ttlNanos;
     private final int maxEntries;
     private final LongSupplier clock;
-    private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Verified> entries = new ConcurrentHashMap<>();
     private volatile long version = Long.MIN_VALUE;
 
     CredentialCache(long ttlMs, int maxEntries, LongSupplier nanoClock) {
@@ -128,25 +150,44 @@ final class CredentialCache {
         return v;
     }
 
-    /** The user verified with this credential, while fresh and while no user has changed. */
+    /**
+     * The user verified with this credential, while fresh and while no user has changed. Empty
+     * also for the caller that takes on a due renewal: it verifies the password and {@link #put}s
+     * the credential again.
+     */
     Optional<UsersCollection.User> get(Key key, long usersVersion) {
+        Verified v = find(key, usersVersion);
+        return v == null || takeRenewal(v) ? Optional.empty() : Optional.of(v.user);
+    }
+
+    /** The live verification of this credential, while fresh and while no user has changed; else null. */
+    Verified find(Key key, long usersVersion) {
         if (ttlNanos == 0) {
-            return Optional.empty();
+            return null;
         }
         if (usersVersion != version) {
             entries.clear();
             version = usersVersion;
-            return Optional.empty();
+            return null;
         }
-        Entry e = entries.get(key);
-        if (e == null) {
-            return Optional.empty();
+        Verified v = entries.get(key);
+        if (v == null) {
+            return null;
         }
-        if (e.usersVersion != usersVersion || clock.getAsLong() - e.expiresAt > 0) {
-            entries.remove(key, e);
-            return Optional.empty();
+        if (v.usersVersion != usersVersion || clock.getAsLong() - v.expiresAt > 0) {
+            entries.remove(key, v);
+            return null;
         }
-        return Optional.of(e.user);
+        return v;
+    }
+
+    /**
+     * True once per verification, for the first caller in the last quarter of its life: that
+     * caller verifies the password again and {@link #put}s the credential, while the entry still
+     * serves the others.
+     */
+    boolean takeRenewal(Verified v) {
+        return clock.getAsLong() - v.renewAt > 0 && v.renewing.compareAndSet(false, true);
     }
 
     /** Remembers a verification made against the users collection at {@code usersVersion}. */
@@ -161,7 +202,7 @@ final class CredentialCache {
                 entries.clear();
             }
         }
-        entries.put(key, new Entry(user, usersVersion, now + ttlNanos));
+        entries.put(key, new Verified(user, usersVersion, now, ttlNanos));
     }
 
     int size() {

@@ -112,6 +112,26 @@ class AuthenticationTest {
     }
 
     @Test
+    void aCredentialInSteadyUseOutlivesItsCacheEntries() throws Exception {
+        try (TestServer brief = new TestServer("--auth-cache-ttl-ms", "300")) {
+            brief.createCollection("db", "things");
+            createUser(brief, "gina", "gina-Password-1");
+            assertThat(brief.post("/weft/acl", "{\"_id\":\"things\",\"roles\":[\"user\"],"
+                    + "\"predicate\":\"path('/db/things') and method(GET)\"}").statusCode()).isEqualTo(201);
+            String gina = basic("gina", "gina-Password-1");
+            long until = System.nanoTime() + 1_000_000_000L; // three lifetimes, renewed in the background
+            while (System.nanoTime() - until < 0) {
+                HttpResponse<String> r = brief.get("/db/things", "Authorization", gina);
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.headers().allValues("Auth-Token")).hasSize(1);
+                Thread.sleep(20);
+            }
+            assertThat(brief.patch("/weft/users/gina", "{\"password\":\"gina-Password-2\"}").statusCode()).isEqualTo(200);
+            assertThat(brief.get("/db/things", "Authorization", gina).statusCode()).isEqualTo(401);
+        }
+    }
+
+    @Test
     void changingAPasswordRefusesTheOldOneAndItsTokenAtOnce() throws Exception {
         String old = basic("carol", "carol-Password-1");
         HttpResponse<String> first = newUserReads("carol", "carol-Password-1");

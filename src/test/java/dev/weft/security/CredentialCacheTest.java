@@ -44,12 +44,18 @@ class CredentialCacheTest {
         assertThat(onVirtual.get()).isEqualTo(cache.key("YWxpY2U6cHc="));
     }
 
-    @Test
-    void entriesExpireAndDieWithTheUsersVersion() {
-        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+    /** Alice's credential, verified against users version 7. */
+    CredentialCache.Key rememberAlice(CredentialCache cache) {
         CredentialCache.Key key = cache.key("YWxpY2U6cHc=");
         cache.get(key, 7);
         cache.put(key, alice, 7);
+        return key;
+    }
+
+    @Test
+    void entriesExpireAndDieWithTheUsersVersion() {
+        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+        CredentialCache.Key key = rememberAlice(cache);
         assertThat(cache.get(key, 7)).contains(alice);
         assertThat(cache.get(key, 8)).isEmpty();
         assertThat(cache.get(key, 7)).isEmpty(); // dropped, not hidden
@@ -57,6 +63,29 @@ class CredentialCacheTest {
         assertThat(cache.get(key, 7)).contains(alice);
         now.addAndGet(1_000_000_001L);
         assertThat(cache.get(key, 7)).isEmpty();
+    }
+
+    @Test
+    void anEntryInUseIsRenewedByOneCallerBeforeItExpires() {
+        CredentialCache cache = new CredentialCache(1_000, 10, now::get);
+        CredentialCache.Key key = rememberAlice(cache);
+        now.addAndGet(700_000_000L);
+        assertThat(cache.takeRenewal(cache.find(key, 7))).isFalse();
+        assertThat(cache.get(key, 7)).contains(alice);
+        now.addAndGet(100_000_000L); // the last quarter: a renewal is due, once
+        CredentialCache.Verified due = cache.find(key, 7);
+        assertThat(due.user()).isEqualTo(alice);
+        assertThat(cache.takeRenewal(due)).isTrue();
+        assertThat(cache.takeRenewal(due)).isFalse();
+        assertThat(cache.get(key, 7)).contains(alice); // the others are served meanwhile
+        cache.put(key, alice, 7);
+        now.addAndGet(600_000_000L);
+        assertThat(cache.get(key, 7)).contains(alice); // renewed at 0.8 s: lives until 1.8 s
+        now.addAndGet(200_000_000L);
+        assertThat(cache.get(key, 7)).isEmpty(); // due again: on the stages, get takes the renewal
+        assertThat(cache.get(key, 7)).contains(alice);
+        now.addAndGet(300_000_000L);
+        assertThat(cache.find(key, 7)).isNull();
     }
 
     @Test
