@@ -17,15 +17,15 @@ import org.slf4j.LoggerFactory;
  * <p>A subscriber belongs to one lane for its whole life ({@link #assign}, round robin). The
  * dispatcher queues a frame on the subscriber itself ({@link Subscriber#enqueue}), whose queue is
  * the ordering point, and adds the subscriber to its lane ({@link #add}) only when nobody is
- * already due to write it; lanes receive subscribers in chunks, the first chunk as soon as it is
- * full, the rest at {@link #flush} (end of a commit), so a lane starts writing while the
- * dispatcher is still matching. A subscriber waits in its lane at most once at a time
+ * already due to write it; lanes receive subscribers in chunks of {@link #CHUNK}, each as soon as
+ * it is full and the last at {@link #flush} (end of the event), so a lane starts writing while
+ * the dispatcher is still matching. A subscriber waits in its lane at most once at a time
  * ({@link Subscriber}), so a lane's backlog is bounded by its subscribers; and the dispatcher
  * does not run more than a set number of events ahead of any lane ({@link #awaitLanes}), so the
- * frames a client's queue gathers while its lane is busy stay well under the queue's bound. Whichever thread then writes (the lane, or the I/O thread that
- * completes the previous write) takes frames from the subscriber's queue in order, one write in
- * flight: per-subscriber order does not depend on which thread runs. No thread waits for a
- * client: writes are asynchronous.
+ * frames a client's queue gathers while its lane is busy stay under half the queue's bound.
+ * Whichever thread then writes (the lane, or the I/O thread that completes the previous write)
+ * takes frames from the subscriber's queue in order, one write in flight: per-subscriber order
+ * does not depend on which thread runs. No thread waits for a client: writes are asynchronous.
  */
 final class Fanout implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Fanout.class);

@@ -16,8 +16,9 @@ import java.util.function.Consumer;
  * <p>{@link #pumpDue} is true from the moment the dispatcher hands the subscriber to its lane
  * until the lane pumps it, so a subscriber waits in a lane at most once however many events it
  * gets meanwhile (a lane's backlog is bounded by its subscribers), and is not handed over while
- * a write is in flight (that write's completion drains the queue). {@link #wip} makes the pump a trampoline: a write completing synchronously re-enters
- * {@link #drain} and merely counts, so the stack never grows with the queue.
+ * a write is in flight (that write's completion drains the queue). {@link #wip} makes the pump
+ * a trampoline: a write completing synchronously re-enters {@link #drain} and merely counts, so
+ * the stack never grows with the queue.
  */
 final class Subscriber implements StreamHub.Subscription {
     final StreamQuery query;
