@@ -831,7 +831,8 @@ public final class PostgresStore implements Store {
             return List.of();
         }
         for (int attempt = 0; ; attempt++) {
-            fresh(() -> ops.stream().allMatch(op -> catalog.colls().containsKey(op.ns())));
+            // asks the snapshot it will plan with: a reload publishes the catalog before it
+            fresh(() -> ops.stream().allMatch(op -> planned.catalog().colls().containsKey(op.ns())));
             Planned plan = planned;
             Catalog cat = plan.catalog();
             for (WriteOp op : ops) {
