@@ -298,6 +298,7 @@ public record Settings(
         d.put("tls-port", "port of the HTTPS listener (8443)");
         d.put("tls-cert-file", "PEM certificate chain; with tls-key-file enables HTTPS (none)");
         d.put("tls-key-file", "PEM PKCS#8 private key of the HTTPS listener (none)");
+        d.put("heap-max", "largest Java heap, as java's -Xmx; applied by the weft start script (2g)");
         return java.util.Collections.unmodifiableMap(d);
     }
 

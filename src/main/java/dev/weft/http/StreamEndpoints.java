@@ -85,8 +85,7 @@ final class StreamEndpoints {
             }
             return;
         }
-        SseOutlet outlet = new SseOutlet(ex.openAsync(200, EVENT_STREAM));
-        outlet.subscription = hub.subscribe(q, outlet);
+        hub.subscribe(q, new SseOutlet(ex.openAsync(200, EVENT_STREAM)));
     }
 
     /**
@@ -214,10 +213,13 @@ final class StreamEndpoints {
         }
     }
 
-    /** One SSE client: each frame is an asynchronous write on the open response. */
+    /**
+     * One SSE client: each frame is an asynchronous write on the open response. A client that
+     * goes away is noticed by the next write (at the latest the heartbeat), whose failure cancels
+     * the subscription; so the outlet holds nothing but the stream.
+     */
     private static final class SseOutlet implements Outlet {
         private final Exchange.AsyncStream stream;
-        volatile StreamHub.Subscription subscription;
 
         SseOutlet(Exchange.AsyncStream stream) {
             this.stream = stream;
@@ -225,7 +227,7 @@ final class StreamEndpoints {
 
         @Override
         public void send(Frame frame, Consumer<Throwable> done) {
-            stream.write(frame.sse(), () -> done.accept(null), done);
+            stream.write(frame.sse(), done);
         }
 
         @Override
