@@ -14,7 +14,8 @@ public interface Projection {
      * True when every value a filter or sort on {@code path} could read survives this
      * projection: the path is inside what it keeps, not an ancestor of a dropped field. Array
      * positions in {@code path} are skipped (projection paths name fields only). Used to refuse
-     * queries that would probe fields the reader may not see.
+     * queries that would probe fields the reader may not see. The empty path is the whole
+     * document, shown only by a projection that drops nothing.
      */
     default boolean shows(String path) {
         return true;

@@ -99,6 +99,9 @@ final class ProjectionTree implements Projection {
 
     @Override
     public boolean shows(String path) {
+        if (path.isEmpty()) {
+            return !inclusion && children.isEmpty();
+        }
         ProjectionTree node = this;
         for (String name : path.split("\\.", -1)) {
             if (isPosition(name)) {

@@ -99,7 +99,7 @@ final class EventView {
         if (doc != null) {
             node.set("fullDocument", projection.isPresent() ? projection.get().apply(doc) : doc);
         }
-        describe(node);
+        describe(node, projection);
         return node;
     }
 
@@ -116,22 +116,36 @@ final class EventView {
         return node;
     }
 
-    private void describe(ObjectNode node) {
-        if (event.updateDescription() != null) {
-            ObjectNode d = node.putObject("updateDescription");
-            d.set("updatedFields", event.updateDescription().updatedFields() == null
-                    ? Json.NODES.objectNode() : event.updateDescription().updatedFields());
-            var removed = d.putArray("removedFields");
-            if (event.updateDescription().removedFields() != null) {
-                event.updateDescription().removedFields().forEach(removed::add);
-            }
+    /**
+     * {@code updateDescription}; under a projection, only the changed fields it
+     * {@link Projection#shows shows}: a changed field's name or value may be what it hides.
+     */
+    private void describe(ObjectNode node, Optional<Projection> projection) {
+        if (event.updateDescription() == null) {
+            return;
+        }
+        ObjectNode d = node.putObject("updateDescription");
+        ObjectNode updated = d.putObject("updatedFields");
+        JsonNode fields = event.updateDescription().updatedFields();
+        if (fields != null) {
+            fields.properties().forEach(e -> {
+                if (projection.isEmpty() || projection.get().shows(e.getKey())) {
+                    updated.set(e.getKey(), e.getValue());
+                }
+            });
+        }
+        var removed = d.putArray("removedFields");
+        if (event.updateDescription().removedFields() != null) {
+            event.updateDescription().removedFields().stream()
+                    .filter(f -> projection.isEmpty() || projection.get().shows(f))
+                    .forEach(removed::add);
         }
     }
 
     /** The shared rendering: the stored document bytes are copied in, not re-encoded. */
     private byte[] render() {
         ObjectNode head = head(operationType());
-        describe(head);
+        describe(head, Optional.empty());
         byte[] h = json.bytes(head);
         if (event.fullDocument() == null) {
             return h;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -106,6 +107,44 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
     /** The subscriber's access rule: events whose document fails {@code readFilter} are not sent. */
     public StreamQuery withAccess(Optional<Filter> readFilter, Optional<Projection> projection) {
         return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index);
+    }
+
+    /**
+     * The document paths this query's filter reads, keyed by the path as written: an ad-hoc
+     * filter's paths as they are; a named stream's {@code fullDocument.x} and
+     * {@code updateDescription.updatedFields.x} as {@code x}, {@code documentKey} as {@code _id},
+     * and the whole of {@code fullDocument} or {@code updateDescription} (whose field names tell
+     * what changed) as the empty path, the whole document. Event fields that say nothing of the
+     * document ({@code operationType}, {@code ns}, ...) are left out. Used to refuse filters
+     * that would probe fields the subscriber's projection hides.
+     */
+    public Map<String, String> documentPaths() {
+        Map<String, String> paths = new TreeMap<>();
+        for (String path : filter.paths()) {
+            if (onDocument) {
+                paths.put(path, path);
+            } else {
+                eventToDocumentPath(path).ifPresent(p -> paths.put(path, p));
+            }
+        }
+        return paths;
+    }
+
+    private static Optional<String> eventToDocumentPath(String path) {
+        String updated = "updateDescription.updatedFields.";
+        if (path.startsWith(updated)) {
+            return Optional.of(path.substring(updated.length()));
+        }
+        if (path.startsWith("fullDocument.")) {
+            return Optional.of(path.substring("fullDocument.".length()));
+        }
+        if (path.equals("fullDocument") || path.equals("updateDescription") || path.startsWith("updateDescription.")) {
+            return Optional.of("");
+        }
+        if (path.equals("documentKey") || path.startsWith("documentKey.")) {
+            return Optional.of("_id");
+        }
+        return Optional.empty();
     }
 
     /** Resume after the event whose token is {@code token} (400 when malformed). */

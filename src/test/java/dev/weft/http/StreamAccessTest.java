@@ -30,7 +30,10 @@ class StreamAccessTest {
         weft = new TestServer();
         AuthorizationMatrixTest.users(weft);
         send(weft, "admin", "PUT", "/db", null);
-        send(weft, "admin", "PUT", "/db/notes", null);
+        send(weft, "admin", "PUT", "/db/notes", """
+                {"streams":[{"uri":"bysecret","stages":[{"$match":{"fullDocument.secret":"x"}}]},
+                            {"uri":"secretchanged","stages":[{"$match":{"updateDescription.updatedFields.secret":{"$exists":true}}}]},
+                            {"uri":"bytext","stages":[{"$match":{"fullDocument.text":"x","operationType":"insert"}}]}]}""");
         AuthorizationMatrixTest.rules(weft, "admin");
     }
 
@@ -47,7 +50,11 @@ class StreamAccessTest {
     }
 
     static int upgradeStatus(TestServer server, String pathAndQuery) {
-        Throwable t = catchThrowable(() -> Ws.open(server, pathAndQuery, true, TestServer.ANONYMOUS).close());
+        return upgradeStatus(server, pathAndQuery, TestServer.ANONYMOUS);
+    }
+
+    static int upgradeStatus(TestServer server, String pathAndQuery, String authorization) {
+        Throwable t = catchThrowable(() -> Ws.open(server, pathAndQuery, true, authorization).close());
         assertThat(t).isInstanceOf(ExecutionException.class).cause().isInstanceOf(WebSocketHandshakeException.class);
         return ((WebSocketHandshakeException) t.getCause()).getResponse().statusCode();
     }
@@ -84,6 +91,45 @@ class StreamAccessTest {
             assertThat(update.toString()).contains("bob-2").doesNotContain("secret");
             assertThat(bob.poll(300)).as("alice's documents send bob nothing").isNull();
         }
+    }
+
+    @Test
+    void changedFieldsTheProjectionHidesAreLeftOutOfUpdateEvents() throws Exception {
+        assertThat(send(weft, "bob", "POST", "/db/notes", "{\"_id\":\"u1\",\"text\":\"t\",\"secret\":\"old-secret\"}")
+                .statusCode()).isEqualTo(201);
+        try (Ws bob = Ws.open(weft, "/db/notes/_streams", true, authorization("bob"));
+             Ws admin = Ws.open(weft, "/db/notes/_streams", true, authorization("admin"))) {
+            assertThat(send(weft, "bob", "PATCH", "/db/notes/u1", "{\"$set\":{\"secret\":\"new-secret\",\"text\":\"t2\"}}")
+                    .statusCode()).isEqualTo(200);
+            assertThat(send(weft, "bob", "PATCH", "/db/notes/u1", "{\"$unset\":{\"secret\":\"\"}}").statusCode()).isEqualTo(200);
+
+            JsonNode set = bob.next(10);
+            assertThat(set.get("updateDescription").get("updatedFields").get("text").asString()).isEqualTo("t2");
+            assertThat(set.toString()).doesNotContain("secret");
+            JsonNode unset = bob.next(10);
+            assertThat(unset.get("updateDescription").get("removedFields")).isEmpty();
+            assertThat(unset.toString()).doesNotContain("secret");
+
+            assertThat(admin.next(10).get("updateDescription").get("updatedFields").get("secret").asString())
+                    .as("admin has no projection").isEqualTo("new-secret");
+            assertThat(admin.next(10).get("updateDescription").get("removedFields").get(0).asString()).isEqualTo("secret");
+        }
+    }
+
+    @Test
+    void aStreamFilterOnAFieldTheProjectionHidesIsRefused() throws Exception {
+        String alice = authorization("alice");
+        assertThat(upgradeStatus(weft, "/db/notes/_streams?filter=" + enc("{\"secret\":\"x\"}"), alice)).isEqualTo(403);
+        assertThat(upgradeStatus(weft, "/db/notes/_streams/bysecret", alice)).isEqualTo(403);
+        assertThat(upgradeStatus(weft, "/db/notes/_streams/secretchanged", alice)).isEqualTo(403);
+        HttpResponse<String> sse = weft.get("/db/notes/_streams?filter=" + enc("{\"secret\":\"x\"}"),
+                "Authorization", alice, "Accept", "text/event-stream");
+        assertThat(sse.statusCode()).isEqualTo(403);
+        assertThat(sse.body()).contains("projectResponse").contains("secret");
+
+        Ws.open(weft, "/db/notes/_streams/bytext", true, alice).close();
+        Ws.open(weft, "/db/notes/_streams?filter=" + enc("{\"text\":\"x\"}"), true, alice).close();
+        Ws.open(weft, "/db/notes/_streams/bysecret", true, authorization("admin")).close();
     }
 
     @Test

@@ -74,7 +74,10 @@ class ProjectionTest {
                 Arguments.of("{name: 1, _id: 0}", "_id", false),
                 Arguments.of("{'profile.name': 1}", "profile", false),
                 Arguments.of("{'profile.name': 1}", "profile.name", true),
-                Arguments.of("{'profile.name': 1}", "profile.salary", false));
+                Arguments.of("{'profile.name': 1}", "profile.salary", false),
+                Arguments.of("{secret: 0}", "", false),
+                Arguments.of("{name: 1}", "", false),
+                Arguments.of("{}", "", true));
     }
 
     @ParameterizedTest(name = "{0} shows {1}: {2}")
