@@ -102,8 +102,9 @@ final class StreamEndpoints {
      * <p>Frames are written through Jetty's core session, not the API's {@code sendText}: the
      * payload is the event's JSON bytes, rendered once and shared by every subscriber (each write
      * wraps them in its own read-only buffer), where {@code sendText} would encode the same
-     * string again for every client. One {@link #written} callback serves every write, as there
-     * is one in flight at a time.
+     * string again for every client. One {@link #written} callback, and one text frame and flusher
+     * entry whose payload is set before each write, serve every write, as there is one in flight
+     * at a time and the flusher lets go of an entry before it calls the entry's callback.
      *
      * <p>Frames go straight to the connection's frame flusher ({@link WebSocketConnection#enqueueFrame}),
      * past the session's per-frame layers (validation, outgoing-frame count, extension stack),
@@ -133,6 +134,9 @@ final class StreamEndpoints {
                 finished(cause);
             }
         };
+        /** The text frame and flusher entry of every event write, made once: only the payload changes. */
+        private final org.eclipse.jetty.websocket.core.Frame text = new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT);
+        private final OutgoingEntry textEntry = new OutgoingEntry.Builder(text, written).build();
 
         Socket(StreamHub hub, StreamQuery query) {
             this.subscription = hub.subscribe(query, this);
@@ -174,10 +178,15 @@ final class StreamEndpoints {
 
         private void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
             inFlight = done;
+            WebSocketConnection c = connection;
+            if (c != null && !frame.isHeartbeat()) {
+                text.setPayload(frame.payload()); // the flusher is done with the previous write: one in flight
+                c.enqueueFrame(textEntry);
+                return;
+            }
             org.eclipse.jetty.websocket.core.Frame f = frame.isHeartbeat()
                     ? new org.eclipse.jetty.websocket.core.Frame(OpCode.PING)
                     : new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT, frame.payload());
-            WebSocketConnection c = connection;
             if (c != null) {
                 c.enqueueFrame(new OutgoingEntry.Builder(f, written).build());
             } else {

@@ -68,6 +68,20 @@ class StreamEndpointsTest {
     }
 
     @Test
+    void wallTimeIsTheClockOfTheWritesCommit() throws Exception {
+        String path = coll("walltime");
+        try (Ws ws = Ws.open(weft, path + "/_streams")) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> r = weft.post(path, "{\"_id\":1}");
+            long after = System.currentTimeMillis();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            long wallTime = ws.next(10).get("wallTime").get("$date").asLong();
+            // stamped in the write's transaction, before COMMIT; PostgreSQL's clock is rounded to the millisecond
+            assertThat(wallTime).isBetween(before, after + 1);
+        }
+    }
+
+    @Test
     void badDefinitionsAndUnknownStreamsAre4xx() throws Exception {
         weft.put("/db", null);
         assertThat(weft.put("/db/bad", "{\"streams\":[{\"uri\":\"g\",\"stages\":[{\"$group\":{}}]}]}").statusCode())
