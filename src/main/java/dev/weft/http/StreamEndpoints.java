@@ -69,11 +69,7 @@ final class StreamEndpoints {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
         Permission permission = ex.permission();
-        permission.projection().ifPresent(projection -> base.documentPaths().forEach((written, path) -> {
-            if (!projection.shows(path)) {
-                throw permission.denied("the stream's filter names '" + written + "', which this user's projectResponse hides");
-            }
-        }));
+        base.documentPaths().forEach((written, path) -> permission.checkShown("the stream's filter", written, path));
         Optional<Filter> readFilter = permission.readsEverything()
                 ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
         StreamQuery query = base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false))

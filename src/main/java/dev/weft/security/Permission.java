@@ -93,8 +93,16 @@ public final class Permission {
 
     /** 403 (401 anonymous) when {@code path}, used by {@code param} (a sort, say), names a hidden field. */
     public void checkShown(String param, String path) {
+        checkShown(param, path, path);
+    }
+
+    /**
+     * 403 (401 anonymous) when the document path {@code path}, which {@code param} names as
+     * {@code written} (a change stream's {@code fullDocument.x} for {@code x}, say), is hidden.
+     */
+    public void checkShown(String param, String written, String path) {
         if (projection.isPresent() && !projection.get().shows(path)) {
-            throw denied(param + " names '" + path + "', which this user's projectResponse hides");
+            throw denied(param + " names '" + written + "', which this user's projectResponse hides");
         }
     }
 
