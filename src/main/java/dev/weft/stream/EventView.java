@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -124,21 +125,16 @@ final class EventView {
         if (event.updateDescription() == null) {
             return;
         }
+        Predicate<String> shown = projection.<Predicate<String>>map(p -> p::shows).orElse(f -> true);
         ObjectNode d = node.putObject("updateDescription");
         ObjectNode updated = d.putObject("updatedFields");
         JsonNode fields = event.updateDescription().updatedFields();
         if (fields != null) {
-            fields.properties().forEach(e -> {
-                if (projection.isEmpty() || projection.get().shows(e.getKey())) {
-                    updated.set(e.getKey(), e.getValue());
-                }
-            });
+            fields.properties().stream().filter(e -> shown.test(e.getKey())).forEach(e -> updated.set(e.getKey(), e.getValue()));
         }
         var removed = d.putArray("removedFields");
         if (event.updateDescription().removedFields() != null) {
-            event.updateDescription().removedFields().stream()
-                    .filter(f -> projection.isEmpty() || projection.get().shows(f))
-                    .forEach(removed::add);
+            event.updateDescription().removedFields().stream().filter(shown).forEach(removed::add);
         }
     }
 
