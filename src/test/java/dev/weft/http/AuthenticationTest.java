@@ -3,7 +3,12 @@ package dev.weft.http;
 import static dev.weft.http.TestServer.basic;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,6 +59,43 @@ class AuthenticationTest {
             assertThat(r.headers().firstValue("WWW-Authenticate")).contains("Basic realm=\"Weft\"");
             assertThat(r.body()).contains("\"http status code\":401");
         }
+    }
+
+    /**
+     * Base64 is case-sensitive: a credential that differs from an accepted one only in case is
+     * another credential. Sent on the same keep-alive connection, it must not be taken for the
+     * first (Jetty's per-connection header cache matches values case-insensitively).
+     */
+    @Test
+    void aCaseVariantOfAnAcceptedCredentialIsRefusedOnTheSameConnection() throws Exception {
+        String accepted = TestServer.ADMIN.substring("Basic ".length());
+        String variant = accepted.chars()
+                .map(c -> Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c))
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+        try (Socket socket = new Socket("127.0.0.1", weft.server.port())) {
+            socket.setSoTimeout(10_000);
+            assertThat(statusOnConnection(socket, accepted)).isEqualTo(200);
+            assertThat(statusOnConnection(socket, accepted)).isEqualTo(200);
+            assertThat(statusOnConnection(socket, variant)).isEqualTo(401);
+        }
+    }
+
+    /** Sends GET /db/things with this Basic credential on the connection and reads the whole answer. */
+    private static int statusOnConnection(Socket socket, String credential) throws IOException {
+        socket.getOutputStream().write(("GET /db/things HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic "
+                + credential + "\r\nNo-Auth-Challenge: true\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        InputStream in = socket.getInputStream();
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            assertThat(b).as("connection closed mid-answer").isNotNegative();
+            head.write(b);
+        }
+        String headers = head.toString(StandardCharsets.US_ASCII);
+        int length = Integer.parseInt(headers.lines().filter(l -> l.regionMatches(true, 0, "Content-Length:", 0, 15))
+                .findFirst().orElseThrow().substring(15).trim());
+        in.readNBytes(length);
+        return Integer.parseInt(headers.substring(9, 12));
     }
 
     @Test
