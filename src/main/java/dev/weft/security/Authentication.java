@@ -25,7 +25,7 @@ final class Authentication implements Authenticator {
     private final AuthTokens tokens;
     private final Optional<JwtVerifier> jwt;
     private final LoginGuard guard;
-    private final SingleFlight<CredentialCache.Key, Optional<UsersCollection.User>> verifying = new SingleFlight<>();
+    private final SingleFlight<SipHash.Digest, Optional<UsersCollection.User>> verifying = new SingleFlight<>();
 
     Authentication(UsersCollection users, Passwords passwords, CredentialCache cache, AuthTokens tokens,
                    Optional<JwtVerifier> jwt, LoginGuard guard) {
@@ -119,7 +119,7 @@ final class Authentication implements Authenticator {
         while (start < end && value.charAt(start) <= ' ') {
             start++;
         }
-        CredentialCache.Key key = cache.key(value, start, end);
+        SipHash.Digest key = cache.key(value, start, end);
         if (key == null) {
             return Optional.empty();
         }
@@ -140,7 +140,7 @@ final class Authentication implements Authenticator {
      * memory path never waits for a hash. A failure only means the entry ends at its time; the
      * credential text lives as long as its verification, as it does on the stages.
      */
-    private void renew(String encoded, CredentialCache.Key key, long version) {
+    private void renew(String encoded, SipHash.Digest key, long version) {
         Thread.ofVirtual().name("weft-auth-renewal").start(() -> {
             try {
                 BasicCredentials credentials = BasicCredentials.parse(encoded);
@@ -156,7 +156,7 @@ final class Authentication implements Authenticator {
         String name = credentials.name();
         String secret = credentials.secret();
         long version = users.version();
-        CredentialCache.Key key = cache.key(encoded); // decoded above: plain ASCII, so never null
+        SipHash.Digest key = cache.key(encoded); // decoded above: plain ASCII, so never null
         Optional<UsersCollection.User> user = cache.get(key, version);
         if (user.isEmpty()) {
             user = tokens.check(name, secret, version, users::find);
@@ -168,7 +168,7 @@ final class Authentication implements Authenticator {
     }
 
     /** Checks the password (once for concurrent requests with the same credential) and remembers a success. */
-    private Optional<UsersCollection.User> verifyAndRemember(CredentialCache.Key key, String name, String secret, long version) {
+    private Optional<UsersCollection.User> verifyAndRemember(SipHash.Digest key, String name, String secret, long version) {
         return verifying.run(key, () -> {
             Optional<UsersCollection.User> verified = byPassword(name, secret);
             verified.ifPresent(u -> cache.put(key, u, version));
