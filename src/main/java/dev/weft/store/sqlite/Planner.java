@@ -2,7 +2,6 @@ package dev.weft.store.sqlite;
 
 import dev.weft.store.Catalog;
 import dev.weft.query.Filter;
-import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.plan.QueryPlanner;
@@ -15,8 +14,6 @@ import java.util.Optional;
 /** {@link QueryPlanner} over this store's catalog, probing key counts in SQLite. */
 final class Planner {
     private Planner() {}
-
-    static final List<IndexField> ID_FIELDS = QueryPlanner.ID_FIELDS;
 
     /** A plan over the primary key or one of the collection's index tables. */
     static QueryPlanner.Plan<Catalog.Index> plan(Sql sql, Catalog.Coll coll, Filter filter, Sort sort, long skip,
