@@ -548,23 +548,10 @@ public final class PostgresStore extends CatalogStore<Connection> {
             throws SQLException {
         String table = index == null ? coll.table() : index.table();
         String column = index == null ? "id" : "key";
-        long total = 0;
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE "
                 + column + " >= ? AND " + column + " <= ? LIMIT ?) s")) {
-            for (KeyRange r : ranges) {
-                ps.setBytes(1, r.low());
-                ps.setBytes(2, r.high());
-                ps.setLong(3, cap - total);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    total += rs.getLong(1);
-                }
-                if (total >= cap) {
-                    break;
-                }
-            }
+            return QueryPlanner.Probe.countRanges(ps, ranges, cap);
         }
-        return total;
     }
 
     /** Receives one row; returns false to stop reading. */
@@ -813,7 +800,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
             try {
                 result = docs.apply(c, coll, op, changes);
             } catch (WeftException e) {
-                result = WriteResult.failed(outcomeOf(e), e.getMessage());
+                result = WriteResult.failed(e);
             } catch (SQLException e) {
                 if (!savepoints || !"23505".equals(e.getSQLState())) {
                     throw e;
@@ -861,15 +848,6 @@ public final class PostgresStore extends CatalogStore<Connection> {
             }
         }
         return "duplicate key: " + text;
-    }
-
-    private static WriteResult.Outcome outcomeOf(WeftException e) {
-        return switch (e.status()) {
-            case 404 -> WriteResult.Outcome.NOT_FOUND;
-            case 409 -> WriteResult.Outcome.CONFLICT;
-            case 412 -> WriteResult.Outcome.PRECONDITION_FAILED;
-            default -> WriteResult.Outcome.INVALID;
-        };
     }
 
     // --- helpers -------------------------------------------------------------------------
