@@ -54,11 +54,27 @@ public abstract class DocumentWrites<T, C> {
 
     protected abstract void remove(T tx, C coll, ObjectNode old) throws SQLException;
 
+    /** Receives one stored document: its encoded _id and its body. */
+    protected interface Row {
+        void accept(byte[] id, byte[] body) throws SQLException;
+    }
+
+    /** Every document {@code filter} may match (a superset: the caller matches each), once each, in no order. */
+    protected abstract void candidates(T tx, C coll, Filter filter, Row row) throws SQLException;
+
     /**
      * The ids of the documents matching a bulk op's filter, all collected before any is changed,
      * so that an update moving a document along the index being read cannot meet it twice.
      */
-    protected abstract List<byte[]> matchingIds(T tx, C coll, Filter filter) throws SQLException;
+    private List<byte[]> matchingIds(T tx, C coll, Filter filter) throws SQLException {
+        List<byte[]> ids = new ArrayList<>();
+        candidates(tx, coll, filter, (id, body) -> {
+            if (filter.matches(json.parse(body, "stored document"))) {
+                ids.add(id);
+            }
+        });
+        return ids;
+    }
 
     /** Applies one op inside the open transaction; {@code events} null when nobody listens. */
     public WriteResult apply(T tx, C coll, WriteOp op, List<ChangeEvent> events) throws SQLException {
@@ -270,5 +286,18 @@ public abstract class DocumentWrites<T, C> {
         TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
         keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
         return keys;
+    }
+
+    /** An index's keys that a rewrite takes away ({@code gone}) and brings ({@code added}); keys kept are in neither. */
+    protected record KeyChange(TreeSet<byte[]> gone, TreeSet<byte[]> added) {}
+
+    /** How the keys of {@code index} change when {@code old} is replaced by {@code doc}. */
+    protected static KeyChange keyChange(PlanIndex index, JsonNode old, JsonNode doc) {
+        TreeSet<byte[]> before = keys(index, old);
+        TreeSet<byte[]> after = keys(index, doc);
+        TreeSet<byte[]> gone = new TreeSet<>(before);
+        gone.removeAll(after);
+        after.removeAll(before);
+        return new KeyChange(gone, after);
     }
 }

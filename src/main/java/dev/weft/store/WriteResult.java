@@ -1,5 +1,6 @@
 package dev.weft.store;
 
+import dev.weft.core.WeftException;
 import java.util.Optional;
 
 /**
@@ -24,6 +25,17 @@ public record WriteResult(Outcome outcome, long count, Optional<String> etag, Op
 
     public static WriteResult failed(Outcome outcome, String message) {
         return new WriteResult(outcome, 0, Optional.empty(), Optional.of(message));
+    }
+
+    /** A client error met while applying an op, as its result: 404, 409 and 412 as such, any other status {@code INVALID}. */
+    public static WriteResult failed(WeftException e) {
+        Outcome outcome = switch (e.status()) {
+            case 404 -> Outcome.NOT_FOUND;
+            case 409 -> Outcome.CONFLICT;
+            case 412 -> Outcome.PRECONDITION_FAILED;
+            default -> Outcome.INVALID;
+        };
+        return failed(outcome, e.getMessage());
     }
 
     public boolean ok() {

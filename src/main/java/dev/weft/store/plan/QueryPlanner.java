@@ -5,6 +5,8 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,6 +62,28 @@ public final class QueryPlanner {
     @FunctionalInterface
     public interface Probe<I extends PlanIndex> {
         long count(I index, List<KeyRange> ranges, long cap) throws SQLException;
+
+        /**
+         * The count of a SQL store: {@code ps} counts the keys of one range, with parameters (low,
+         * high, at most how many); run range by range, asking each for what is left of the cap,
+         * and stopped once the cap is reached.
+         */
+        static long countRanges(PreparedStatement ps, List<KeyRange> ranges, long cap) throws SQLException {
+            long total = 0;
+            for (KeyRange r : ranges) {
+                ps.setBytes(1, r.low());
+                ps.setBytes(2, r.high());
+                ps.setLong(3, cap - total);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    total += rs.getLong(1);
+                }
+                if (total >= cap) {
+                    break;
+                }
+            }
+            return total;
+        }
     }
 
     private record Candidate<I extends PlanIndex>(I index, List<KeyRange> ranges) {

@@ -99,14 +99,10 @@ final class PgWrites extends DocumentWrites<Connection, Catalog.Coll> {
             ps.executeUpdate();
         }
         for (Catalog.Index index : coll.indexes()) {
-            TreeSet<byte[]> before = keys(index, old);
-            TreeSet<byte[]> after = keys(index, doc);
-            TreeSet<byte[]> gone = new TreeSet<>(before);
-            gone.removeAll(after);
-            after.removeAll(before);
-            removeKeys(c, index, id, gone);
+            KeyChange change = keyChange(index, old, doc);
+            removeKeys(c, index, id, change.gone());
             markMultikey(c, index, doc);
-            addKeys(c, index, new ArrayList<>(after), java.util.Collections.nCopies(after.size(), id));
+            addKeys(c, index, new ArrayList<>(change.added()), java.util.Collections.nCopies(change.added().size(), id));
         }
     }
 
@@ -123,14 +119,8 @@ final class PgWrites extends DocumentWrites<Connection, Catalog.Coll> {
     }
 
     @Override
-    protected List<byte[]> matchingIds(Connection c, Catalog.Coll coll, Filter filter) throws SQLException {
-        List<byte[]> ids = new ArrayList<>();
-        store.candidates(c, coll, filter, (id, body) -> {
-            if (filter.matches(json.parse(body, "stored document"))) {
-                ids.add(id);
-            }
-        });
-        return ids;
+    protected void candidates(Connection c, Catalog.Coll coll, Filter filter, Row row) throws SQLException {
+        store.candidates(c, coll, filter, row::accept);
     }
 
     /**

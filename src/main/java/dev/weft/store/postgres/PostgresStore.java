@@ -3,7 +3,6 @@ package dev.weft.store.postgres;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.weft.core.Durability;
 import dev.weft.core.Json;
-import dev.weft.core.ObjectIds;
 import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
@@ -12,14 +11,13 @@ import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
+import dev.weft.store.CatalogStore;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
-import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
-import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
@@ -39,15 +37,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The production store: documents in PostgreSQL, several Weft nodes over one database.
@@ -78,7 +75,7 @@ import tools.jackson.databind.node.ObjectNode;
  * store recovers by itself when the database is back: the pools open new connections, and the
  * listener reconnects and reloads everything it may have missed.
  */
-public final class PostgresStore implements Store {
+public final class PostgresStore extends CatalogStore<Connection> {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
     /** One warning per 5 s while PostgreSQL is down, however many requests fail. */
     private static final OutageLog OUTAGES = new OutageLog(LOG, 5000);
@@ -87,7 +84,6 @@ public final class PostgresStore implements Store {
     private static final int ATTEMPTS = 8;
     private static final Filter ALL = Filter.all();
 
-    private final Json json;
     private final Settings settings;
     private final PgUrl url;
     private final HikariDataSource pool;
@@ -104,8 +100,6 @@ public final class PostgresStore implements Store {
     private record Planned(Catalog catalog, Map<Long, Long> gens) {}
 
     private volatile Planned planned = new Planned(null, Map.of());
-    private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
-    private final AtomicLong versionSeq = new AtomicLong();
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile Plan<Catalog.Index> lastPlan;
@@ -115,7 +109,7 @@ public final class PostgresStore implements Store {
     private volatile boolean closed;
 
     public PostgresStore(Settings settings, Json json) {
-        this.json = json;
+        super(json);
         this.settings = settings;
         this.url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
@@ -192,10 +186,6 @@ public final class PostgresStore implements Store {
         }
     }
 
-    private void bump(Namespace ns) {
-        versions.put(ns, versionSeq.incrementAndGet());
-    }
-
     /**
      * Listens on its own connection for the commits of every node: {@code w<coll id>} a document
      * write (invalidates that collection's cached results), {@code c} a catalog change (reloads the
@@ -256,116 +246,63 @@ public final class PostgresStore implements Store {
         }
     }
 
-    // --- catalog -------------------------------------------------------------------------
+    // --- catalog (the rules are CatalogStore's; here the transaction, its locks and the SQL) ---
 
     @Override
-    public List<String> databases() {
-        return List.copyOf(catalog.dbs().keySet());
+    protected Catalog catalog() {
+        return catalog;
     }
 
     @Override
-    public Optional<Metadata> database(String db) {
-        Catalog.Db d = catalog.dbs().get(db);
-        return d == null ? Optional.empty() : Optional.of(new Metadata(props(d.props()), d.etag()));
+    protected Catalog catalog(Predicate<Catalog> holds) {
+        return fresh(() -> holds.test(catalog));
     }
 
     @Override
-    public boolean putDatabase(String db, ObjectNode properties, Optional<String> ifMatch) {
-        Namespace.checkName(db, "database");
-        byte[] props = json.bytes(properties);
-        return ddl((c, cat) -> {
-            Catalog.Db old = cat.dbs().get(db);
-            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)"
-                    + " ON CONFLICT (name) DO UPDATE SET props = EXCLUDED.props, etag = EXCLUDED.etag")) {
-                ps.setString(1, db);
-                ps.setBytes(2, props);
-                ps.setString(3, ObjectIds.next());
-                ps.executeUpdate();
-            }
-            return old == null;
-        });
-    }
-
-    @Override
-    public void dropDatabase(String db, Optional<String> ifMatch) {
-        ddl((c, cat) -> {
-            Catalog.Db old = cat.dbs().get(db);
-            if (old == null) {
-                throw WeftException.notFound("database " + db + " does not exist");
-            }
-            Catalog.checkEtag(old.etag(), ifMatch, "database " + db);
-            for (Catalog.Coll coll : cat.colls().values()) {
-                if (coll.ns().db().equals(db)) {
-                    dropTables(c, coll);
-                }
-            }
-            update(c, "DELETE FROM weft_dbs WHERE name = ?", db);
-            return null;
-        });
-    }
-
-    @Override
-    public List<String> collections(String db) {
-        Catalog cat = fresh(() -> catalog.dbs().containsKey(db));
-        if (!cat.dbs().containsKey(db)) {
-            throw WeftException.notFound("database " + db + " does not exist");
+    protected void saveDatabase(Connection c, String db, byte[] props, String etag) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)"
+                + " ON CONFLICT (name) DO UPDATE SET props = EXCLUDED.props, etag = EXCLUDED.etag")) {
+            ps.setString(1, db);
+            ps.setBytes(2, props);
+            ps.setString(3, etag);
+            ps.executeUpdate();
         }
-        return cat.colls().keySet().stream().filter(ns -> ns.db().equals(db)).map(Namespace::coll).sorted().toList();
     }
 
     @Override
-    public Optional<Metadata> collection(Namespace ns) {
-        Catalog.Coll c = fresh(() -> catalog.colls().containsKey(ns)).colls().get(ns);
-        return c == null ? Optional.empty() : Optional.of(new Metadata(props(c.props()), c.etag()));
+    protected void deleteDatabase(Connection c, String db) throws SQLException {
+        update(c, "DELETE FROM weft_dbs WHERE name = ?", db);
     }
 
     @Override
-    public boolean putCollection(Namespace ns, ObjectNode properties, Optional<String> ifMatch) {
-        byte[] props = json.bytes(properties);
-        return ddl((c, cat) -> {
-            if (!cat.dbs().containsKey(ns.db())) {
-                throw WeftException.notFound("database " + ns.db() + " does not exist");
-            }
-            Catalog.Coll old = cat.colls().get(ns);
-            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
-            if (old != null) {
-                try (PreparedStatement ps = c.prepareStatement("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?")) {
-                    ps.setBytes(1, props);
-                    ps.setString(2, ObjectIds.next());
-                    ps.setLong(3, old.id());
-                    ps.executeUpdate();
-                }
-                return false;
-            }
-            long id;
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?) RETURNING id")) {
-                ps.setString(1, ns.db());
-                ps.setString(2, ns.coll());
-                ps.setBytes(3, props);
-                ps.setString(4, ObjectIds.next());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    id = rs.getLong(1);
-                }
-            }
-            exec(c, "CREATE TABLE d" + id + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)");
-            return true;
-        });
+    protected void updateCollection(Connection c, Catalog.Coll old, byte[] props, String etag) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?")) {
+            ps.setBytes(1, props);
+            ps.setString(2, etag);
+            ps.setLong(3, old.id());
+            ps.executeUpdate();
+        }
     }
 
     @Override
-    public void dropCollection(Namespace ns, Optional<String> ifMatch) {
-        ddl((c, cat) -> {
-            Catalog.Coll coll = requireColl(cat, ns);
-            Catalog.checkEtag(coll.etag(), ifMatch, "collection " + ns);
-            dropTables(c, coll);
-            return null;
-        });
+    protected void insertCollection(Connection c, Namespace ns, byte[] props, String etag) throws SQLException {
+        long id;
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?) RETURNING id")) {
+            ps.setString(1, ns.db());
+            ps.setString(2, ns.coll());
+            ps.setBytes(3, props);
+            ps.setString(4, etag);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                id = rs.getLong(1);
+            }
+        }
+        exec(c, "CREATE TABLE d" + id + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)");
     }
 
-    private static void dropTables(Connection c, Catalog.Coll coll) throws SQLException {
+    @Override
+    protected void dropTables(Connection c, Catalog.Coll coll) throws SQLException {
         // the row lock first: writers holding a share lock on it finish, later ones find it gone
         update(c, "DELETE FROM weft_colls WHERE id = ?", coll.id());
         for (Catalog.Index index : coll.indexes()) {
@@ -375,50 +312,26 @@ public final class PostgresStore implements Store {
         update(c, "DELETE FROM weft_indexes WHERE coll = ?", coll.id());
     }
 
-    private ObjectNode props(byte[] bytes) {
-        return json.parseObject(bytes, "stored properties");
-    }
-
     // --- indexes -------------------------------------------------------------------------
 
     @Override
-    public List<IndexSpec> indexes(Namespace ns) {
-        List<IndexSpec> specs = new ArrayList<>();
-        specs.add(new IndexSpec(Catalog.ID_INDEX, QueryPlanner.ID_FIELDS, true));
-        requireColl(fresh(() -> catalog.colls().containsKey(ns)), ns).indexes().forEach(i -> specs.add(i.spec()));
-        return specs;
-    }
-
-    @Override
-    public void createIndex(Namespace ns, IndexSpec spec) {
-        Catalog.checkIndex(spec);
-        ddl((c, cat) -> {
-            Catalog.Coll coll = requireColl(cat, ns);
-            Optional<Catalog.Index> existing = coll.index(spec.name());
-            if (existing.isPresent()) {
-                if (existing.get().spec().equals(spec)) {
-                    return null;
-                }
-                throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
+    protected void addIndex(Connection c, Catalog.Coll coll, IndexSpec spec) throws SQLException {
+        bumpGen(c, coll);
+        long id;
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
+                + " VALUES (?, ?, ?, ?, 0) RETURNING id")) {
+            ps.setLong(1, coll.id());
+            ps.setString(2, spec.name());
+            ps.setBytes(3, Catalog.encodeFields(json, spec.fields()));
+            ps.setInt(4, spec.unique() ? 1 : 0);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                id = rs.getLong(1);
             }
-            bumpGen(c, coll);
-            long id;
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
-                    + " VALUES (?, ?, ?, ?, 0) RETURNING id")) {
-                ps.setLong(1, coll.id());
-                ps.setString(2, spec.name());
-                ps.setBytes(3, Catalog.encodeFields(json, spec.fields()));
-                ps.setInt(4, spec.unique() ? 1 : 0);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    id = rs.getLong(1);
-                }
-            }
-            Catalog.Index index = new Catalog.Index(id, spec, false);
-            exec(c, "CREATE TABLE " + index.table() + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))");
-            build(c, coll, index);
-            return null;
-        });
+        }
+        Catalog.Index index = new Catalog.Index(id, spec, false);
+        exec(c, "CREATE TABLE " + index.table() + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))");
+        build(c, coll, index);
     }
 
     /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
@@ -474,19 +387,10 @@ public final class PostgresStore implements Store {
     }
 
     @Override
-    public void dropIndex(Namespace ns, String name) {
-        if (name.equals(Catalog.ID_INDEX)) {
-            throw WeftException.badRequest("the index _id_ cannot be dropped");
-        }
-        ddl((c, cat) -> {
-            Catalog.Coll coll = requireColl(cat, ns);
-            Catalog.Index index = coll.index(name)
-                    .orElseThrow(() -> WeftException.notFound("collection " + ns + " has no index named " + name));
-            bumpGen(c, coll);
-            exec(c, "DROP TABLE IF EXISTS " + index.table());
-            update(c, "DELETE FROM weft_indexes WHERE id = ?", index.id());
-            return null;
-        });
+    protected void removeIndex(Connection c, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        bumpGen(c, coll);
+        exec(c, "DROP TABLE IF EXISTS " + index.table());
+        update(c, "DELETE FROM weft_indexes WHERE id = ?", index.id());
     }
 
     /** Waits for the writes that planned with the old indexes, and makes later ones reload. */
@@ -494,20 +398,17 @@ public final class PostgresStore implements Store {
         update(c, "UPDATE weft_colls SET gen = gen + 1 WHERE id = ?", coll.id());
     }
 
-    private interface DdlFn<T> {
-        T run(Connection c, Catalog current) throws SQLException;
-    }
-
     /**
      * A catalog change: one transaction holding the cluster-wide catalog lock, planned against the
      * catalog as committed (read under that lock), notifying every node at commit.
      */
-    private <T> T ddl(DdlFn<T> fn) {
+    @Override
+    protected <R> R ddl(Ddl<Connection, R> fn) {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             try {
                 exec(c, "SELECT pg_advisory_xact_lock(" + lockKey + ")");
-                T result = fn.run(c, Catalog.load(c, json));
+                R result = fn.run(c, Catalog.load(c, json));
                 notify(c, channel, "c");
                 c.commit();
                 return result;
@@ -609,11 +510,6 @@ public final class PostgresStore implements Store {
         });
     }
 
-    @Override
-    public long version(Namespace ns) {
-        return versions.getOrDefault(ns, 0L);
-    }
-
     /**
      * The planner's plan, checked against the snapshot: an index the cached catalog believes
      * single-key may have become multikey on another node; its flag is read in this transaction,
@@ -652,23 +548,10 @@ public final class PostgresStore implements Store {
             throws SQLException {
         String table = index == null ? coll.table() : index.table();
         String column = index == null ? "id" : "key";
-        long total = 0;
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE "
                 + column + " >= ? AND " + column + " <= ? LIMIT ?) s")) {
-            for (KeyRange r : ranges) {
-                ps.setBytes(1, r.low());
-                ps.setBytes(2, r.high());
-                ps.setLong(3, cap - total);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    total += rs.getLong(1);
-                }
-                if (total >= cap) {
-                    break;
-                }
-            }
+            return QueryPlanner.Probe.countRanges(ps, ranges, cap);
         }
-        return total;
     }
 
     /** Receives one row; returns false to stop reading. */
@@ -917,7 +800,7 @@ public final class PostgresStore implements Store {
             try {
                 result = docs.apply(c, coll, op, changes);
             } catch (WeftException e) {
-                result = WriteResult.failed(outcomeOf(e), e.getMessage());
+                result = WriteResult.failed(e);
             } catch (SQLException e) {
                 if (!savepoints || !"23505".equals(e.getSQLState())) {
                     throw e;
@@ -967,15 +850,6 @@ public final class PostgresStore implements Store {
         return "duplicate key: " + text;
     }
 
-    private static WriteResult.Outcome outcomeOf(WeftException e) {
-        return switch (e.status()) {
-            case 404 -> WriteResult.Outcome.NOT_FOUND;
-            case 409 -> WriteResult.Outcome.CONFLICT;
-            case 412 -> WriteResult.Outcome.PRECONDITION_FAILED;
-            default -> WriteResult.Outcome.INVALID;
-        };
-    }
-
     // --- helpers -------------------------------------------------------------------------
 
     /** The catalog, reloaded first when {@code present} says the cache lacks what was asked for. */
@@ -988,14 +862,6 @@ public final class PostgresStore implements Store {
 
     private Catalog.Coll coll(Namespace ns) {
         return requireColl(fresh(() -> catalog.colls().containsKey(ns)), ns);
-    }
-
-    private static Catalog.Coll requireColl(Catalog catalog, Namespace ns) {
-        Catalog.Coll coll = catalog.colls().get(ns);
-        if (coll == null) {
-            throw WeftException.notFound("collection " + ns + " does not exist");
-        }
-        return coll;
     }
 
     private static boolean isStaleCatalog(SQLException e) {

@@ -16,7 +16,6 @@ import dev.weft.store.plan.QueryPlanner;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -53,16 +52,12 @@ final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Write
     }
 
     @Override
-    protected List<byte[]> matchingIds(Sql sql, Catalog.Coll coll, Filter filter) throws SQLException {
+    protected void candidates(Sql sql, Catalog.Coll coll, Filter filter, Row row) throws SQLException {
         QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty());
-        List<byte[]> ids = new ArrayList<>();
         Scan.candidates(sql, coll, plan, (id, body) -> {
-            if (filter.matches(json.parse(body, "stored document"))) {
-                ids.add(id);
-            }
+            row.accept(id, body);
             return true;
         });
-        return ids;
     }
 
     // --- rows ---------------------------------------------------------------------------
@@ -99,13 +94,9 @@ final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Write
         ps.setBytes(2, id);
         ps.executeUpdate();
         for (Catalog.Index index : coll.indexes()) {
-            TreeSet<byte[]> before = keys(index, old);
-            TreeSet<byte[]> after = keys(index, doc);
-            TreeSet<byte[]> gone = new TreeSet<>(before);
-            gone.removeAll(after);
-            after.removeAll(before);
-            removeKeys(sql, index, id, gone);
-            addKeys(sql, coll, index, doc, id, after);
+            KeyChange change = keyChange(index, old, doc);
+            removeKeys(sql, index, id, change.gone());
+            addKeys(sql, coll, index, doc, id, change.added());
         }
     }
 

@@ -2,12 +2,10 @@ package dev.weft.store.sqlite;
 
 import dev.weft.store.Catalog;
 import dev.weft.query.Filter;
-import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.plan.QueryPlanner;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
@@ -15,8 +13,6 @@ import java.util.Optional;
 /** {@link QueryPlanner} over this store's catalog, probing key counts in SQLite. */
 final class Planner {
     private Planner() {}
-
-    static final List<IndexField> ID_FIELDS = QueryPlanner.ID_FIELDS;
 
     /** A plan over the primary key or one of the collection's index tables. */
     static QueryPlanner.Plan<Catalog.Index> plan(Sql sql, Catalog.Coll coll, Filter filter, Sort sort, long skip,
@@ -31,20 +27,7 @@ final class Planner {
         String column = from.substring(from.lastIndexOf(' ') + 1);
         PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + from + " >= ? AND "
                 + column + " <= ? LIMIT ?)");
-        long total = 0;
-        for (KeyRange r : ranges) {
-            ps.setBytes(1, r.low());
-            ps.setBytes(2, r.high());
-            ps.setLong(3, cap - total);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                total += rs.getLong(1);
-            }
-            if (total >= cap) {
-                break;
-            }
-        }
-        return total;
+        return QueryPlanner.Probe.countRanges(ps, ranges, cap);
     }
 
 }

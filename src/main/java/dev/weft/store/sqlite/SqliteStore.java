@@ -2,23 +2,20 @@ package dev.weft.store.sqlite;
 
 import dev.weft.core.Durability;
 import dev.weft.core.Json;
-import dev.weft.core.ObjectIds;
 import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
-import dev.weft.query.IndexField;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
+import dev.weft.store.CatalogStore;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
-import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
-import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
@@ -37,13 +34,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.sqlite.SQLiteConfig;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The embedded store: one SQLite file {@code <data>/weft.db} in WAL mode with
@@ -57,20 +52,17 @@ import tools.jackson.databind.node.ObjectNode;
  * MongoDB's order of {@code _id}) and {@code body} the document's JSON exactly as served. Each
  * index is a table {@code i<id>(key, id)} maintained in the writer's transaction.
  */
-public final class SqliteStore implements Store, EventLog {
+public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     private static final int CHUNK_ROWS = 1000;
     private static final int CHUNK_BYTES = 1 << 20;
     private static final Filter ALL = Filter.all();
 
-    private final Json json;
     private final Sql writerSql;
     private final Writer writer;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
     private volatile Catalog catalog;
     private final AtomicLong catalogGeneration = new AtomicLong();
-    private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
-    private final AtomicLong versionSeq = new AtomicLong();
     private final AtomicLong commitSeq = new AtomicLong();
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
@@ -79,7 +71,7 @@ public final class SqliteStore implements Store, EventLog {
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
 
     public SqliteStore(Settings settings, Json json) {
-        this.json = json;
+        super(json);
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
@@ -150,113 +142,59 @@ public final class SqliteStore implements Store, EventLog {
         return events.last();
     }
 
-    // --- catalog -------------------------------------------------------------------------
+    // --- catalog (the rules are CatalogStore's; here the writer's transaction and the SQL) ---
 
     @Override
-    public List<String> databases() {
-        return List.copyOf(catalog.dbs().keySet());
+    protected Catalog catalog() {
+        return catalog;
+    }
+
+    /** On the writer, with the catalog as it stands there (every catalog change runs there). */
+    @Override
+    protected <R> R ddl(Ddl<Sql, R> fn) {
+        return writer.ddl(sql -> fn.run(sql, catalog));
     }
 
     @Override
-    public Optional<Metadata> database(String db) {
-        Catalog.Db d = catalog.dbs().get(db);
-        return d == null ? Optional.empty() : Optional.of(new Metadata(props(d.props()), d.etag()));
+    protected void saveDatabase(Sql sql, String db, byte[] props, String etag) throws SQLException {
+        PreparedStatement ps = sql.prepare("INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)");
+        ps.setString(1, db);
+        ps.setBytes(2, props);
+        ps.setString(3, etag);
+        ps.executeUpdate();
     }
 
     @Override
-    public boolean putDatabase(String db, ObjectNode properties, Optional<String> ifMatch) {
-        Namespace.checkName(db, "database");
-        byte[] props = json.bytes(properties);
-        return writer.ddl(sql -> {
-            Catalog.Db old = catalog.dbs().get(db);
-            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "database " + db);
-            PreparedStatement ps = sql.prepare("INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)");
-            ps.setString(1, db);
-            ps.setBytes(2, props);
-            ps.setString(3, ObjectIds.next());
-            ps.executeUpdate();
-            return old == null;
-        });
+    protected void deleteDatabase(Sql sql, String db) throws SQLException {
+        PreparedStatement ps = sql.prepare("DELETE FROM weft_dbs WHERE name = ?");
+        ps.setString(1, db);
+        ps.executeUpdate();
     }
 
     @Override
-    public void dropDatabase(String db, Optional<String> ifMatch) {
-        writer.ddl(sql -> {
-            Catalog.Db old = catalog.dbs().get(db);
-            if (old == null) {
-                throw WeftException.notFound("database " + db + " does not exist");
-            }
-            Catalog.checkEtag(old.etag(), ifMatch, "database " + db);
-            for (Catalog.Coll coll : catalog.colls().values()) {
-                if (coll.ns().db().equals(db)) {
-                    dropTables(sql, coll);
-                }
-            }
-            PreparedStatement ps = sql.prepare("DELETE FROM weft_dbs WHERE name = ?");
-            ps.setString(1, db);
-            ps.executeUpdate();
-            return null;
-        });
+    protected void updateCollection(Sql sql, Catalog.Coll old, byte[] props, String etag) throws SQLException {
+        PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
+        ps.setBytes(1, props);
+        ps.setString(2, etag);
+        ps.setLong(3, old.id());
+        ps.executeUpdate();
     }
 
     @Override
-    public List<String> collections(String db) {
-        if (!catalog.dbs().containsKey(db)) {
-            throw WeftException.notFound("database " + db + " does not exist");
-        }
-        return catalog.colls().keySet().stream().filter(ns -> ns.db().equals(db)).map(Namespace::coll).sorted().toList();
-    }
-
-    @Override
-    public Optional<Metadata> collection(Namespace ns) {
-        Catalog.Coll c = catalog.colls().get(ns);
-        return c == null ? Optional.empty() : Optional.of(new Metadata(props(c.props()), c.etag()));
-    }
-
-    @Override
-    public boolean putCollection(Namespace ns, ObjectNode properties, Optional<String> ifMatch) {
-        byte[] props = json.bytes(properties);
-        return writer.ddl(sql -> {
-            if (!catalog.dbs().containsKey(ns.db())) {
-                throw WeftException.notFound("database " + ns.db() + " does not exist");
-            }
-            Catalog.Coll old = catalog.colls().get(ns);
-            Catalog.checkEtag(old == null ? null : old.etag(), ifMatch, "collection " + ns);
-            if (old != null) {
-                PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
-                ps.setBytes(1, props);
-                ps.setString(2, ObjectIds.next());
-                ps.setLong(3, old.id());
-                ps.executeUpdate();
-                return false;
-            }
-            PreparedStatement ps = sql.prepare("INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?)");
-            ps.setString(1, ns.db());
-            ps.setString(2, ns.coll());
-            ps.setBytes(3, props);
-            ps.setString(4, ObjectIds.next());
-            ps.executeUpdate();
-            long id = lastInsertId(sql);
-            sql.exec("CREATE TABLE d" + id + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
-            return true;
-        });
-    }
-
-    @Override
-    public void dropCollection(Namespace ns, Optional<String> ifMatch) {
-        writer.ddl(sql -> {
-            Catalog.Coll coll = catalog.colls().get(ns);
-            if (coll == null) {
-                throw WeftException.notFound("collection " + ns + " does not exist");
-            }
-            Catalog.checkEtag(coll.etag(), ifMatch, "collection " + ns);
-            dropTables(sql, coll);
-            return null;
-        });
+    protected void insertCollection(Sql sql, Namespace ns, byte[] props, String etag) throws SQLException {
+        PreparedStatement ps = sql.prepare("INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?)");
+        ps.setString(1, ns.db());
+        ps.setString(2, ns.coll());
+        ps.setBytes(3, props);
+        ps.setString(4, etag);
+        ps.executeUpdate();
+        long id = lastInsertId(sql);
+        sql.exec("CREATE TABLE d" + id + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
     }
 
     /** Runs on the writer: hides the collection from new reads first, then drops its tables and rows. */
-    private void dropTables(Sql sql, Catalog.Coll coll) throws SQLException {
+    @Override
+    protected void dropTables(Sql sql, Catalog.Coll coll) throws SQLException {
         catalog = catalog.without(coll.ns());
         catalogGeneration.incrementAndGet();
         for (Catalog.Index index : coll.indexes()) {
@@ -278,39 +216,15 @@ public final class SqliteStore implements Store, EventLog {
         }
     }
 
-    private ObjectNode props(byte[] bytes) {
-        return json.parseObject(bytes, "stored properties");
-    }
-
     // --- indexes -------------------------------------------------------------------------
 
     @Override
-    public List<IndexSpec> indexes(Namespace ns) {
-        List<IndexSpec> specs = new ArrayList<>();
-        specs.add(new IndexSpec(Catalog.ID_INDEX, Planner.ID_FIELDS, true));
-        requireColl(catalog, ns).indexes().forEach(i -> specs.add(i.spec()));
-        return specs;
-    }
-
-    @Override
-    public void createIndex(Namespace ns, IndexSpec spec) {
-        Catalog.checkIndex(spec);
-        writer.ddl(sql -> {
-            Catalog.Coll coll = requireColl(catalog, ns);
-            Optional<Catalog.Index> existing = coll.index(spec.name());
-            if (existing.isPresent()) {
-                if (existing.get().spec().equals(spec)) {
-                    return null;
-                }
-                throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
-            }
-            Schema.insertIndexRow(sql, json, coll.id(), spec, false);
-            long id = lastInsertId(sql);
-            Catalog.Index index = new Catalog.Index(id, spec, false);
-            sql.exec("CREATE TABLE " + index.table() + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
-            build(sql, coll, index);
-            return null;
-        });
+    protected void addIndex(Sql sql, Catalog.Coll coll, IndexSpec spec) throws SQLException {
+        Schema.insertIndexRow(sql, json, coll.id(), spec, false);
+        long id = lastInsertId(sql);
+        Catalog.Index index = new Catalog.Index(id, spec, false);
+        sql.exec("CREATE TABLE " + index.table() + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
+        build(sql, coll, index);
     }
 
     /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
@@ -345,23 +259,15 @@ public final class SqliteStore implements Store, EventLog {
         }
     }
 
+    /** Runs on the writer: hides the index from new reads first, then drops its table and row. */
     @Override
-    public void dropIndex(Namespace ns, String name) {
-        if (name.equals(Catalog.ID_INDEX)) {
-            throw WeftException.badRequest("the index _id_ cannot be dropped");
-        }
-        writer.ddl(sql -> {
-            Catalog.Coll coll = requireColl(catalog, ns);
-            Catalog.Index index = coll.index(name)
-                    .orElseThrow(() -> WeftException.notFound("collection " + ns + " has no index named " + name));
-            catalog = catalog.withoutIndex(ns, name);
-            catalogGeneration.incrementAndGet();
-            sql.exec("DROP TABLE IF EXISTS " + index.table());
-            PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE id = ?");
-            ps.setLong(1, index.id());
-            ps.executeUpdate();
-            return null;
-        });
+    protected void removeIndex(Sql sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        catalog = catalog.withoutIndex(coll.ns(), index.spec().name());
+        catalogGeneration.incrementAndGet();
+        sql.exec("DROP TABLE IF EXISTS " + index.table());
+        PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE id = ?");
+        ps.setLong(1, index.id());
+        ps.executeUpdate();
     }
 
     // --- reads ---------------------------------------------------------------------------
@@ -500,11 +406,6 @@ public final class SqliteStore implements Store, EventLog {
         });
     }
 
-    @Override
-    public long version(Namespace ns) {
-        return versions.getOrDefault(ns, 0L);
-    }
-
     private interface ReadFn<T> {
         T apply(Sql sql) throws SQLException;
     }
@@ -565,14 +466,6 @@ public final class SqliteStore implements Store, EventLog {
         }
     }
 
-    private static Catalog.Coll requireColl(Catalog catalog, Namespace ns) {
-        Catalog.Coll coll = catalog.colls().get(ns);
-        if (coll == null) {
-            throw WeftException.notFound("collection " + ns + " does not exist");
-        }
-        return coll;
-    }
-
     private void noted(QueryPlanner.Plan<Catalog.Index> plan) {
         lastPlan = plan;
         plans.incrementAndGet();
@@ -600,7 +493,7 @@ public final class SqliteStore implements Store, EventLog {
     private void afterCommit(Set<Namespace> touched, List<ChangeEvent> logged) {
         events.committed(logged);
         for (Namespace ns : touched) {
-            versions.put(ns, versionSeq.incrementAndGet());
+            bump(ns);
         }
         if (!logged.isEmpty() && !listeners.isEmpty()) {
             long commit = commitSeq.incrementAndGet();
@@ -621,10 +514,10 @@ public final class SqliteStore implements Store, EventLog {
         }
         catalogGeneration.incrementAndGet();
         for (Namespace ns : before.colls().keySet()) {
-            versions.put(ns, versionSeq.incrementAndGet());
+            bump(ns);
         }
         for (Namespace ns : catalog.colls().keySet()) {
-            versions.put(ns, versionSeq.incrementAndGet());
+            bump(ns);
         }
     }
 

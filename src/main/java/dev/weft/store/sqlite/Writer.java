@@ -224,7 +224,7 @@ final class Writer implements AutoCloseable {
         try {
             result = runner.apply(sql, op, events);
         } catch (WeftException e) {
-            result = WriteResult.failed(outcomeOf(e), e.getMessage());
+            result = WriteResult.failed(e);
         }
         if (!result.ok()) {
             sql.control("ROLLBACK TO op");
@@ -232,15 +232,6 @@ final class Writer implements AutoCloseable {
         }
         sql.control("RELEASE op");
         return result;
-    }
-
-    private static WriteResult.Outcome outcomeOf(WeftException e) {
-        return switch (e.status()) {
-            case 404 -> WriteResult.Outcome.NOT_FOUND;
-            case 409 -> WriteResult.Outcome.CONFLICT;
-            case 412 -> WriteResult.Outcome.PRECONDITION_FAILED;
-            default -> WriteResult.Outcome.INVALID;
-        };
     }
 
     private void rollbackAndFail(List<Ops> batch, Exception cause) {
