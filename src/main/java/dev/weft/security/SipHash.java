@@ -12,9 +12,9 @@ import java.security.SecureRandom;
  *
  * <p>Why not HMAC-SHA256: the digest is taken on every authenticated request, on Jetty's selector
  * thread: for a 44-character credential the JDK's HMAC-SHA256 {@code Mac} took 280-380 ns a
- * digest in a loop on the benchmark machine, this 70-100 ns (docs/benchmarks.md, issue 3). Both are fast keyed digests: with a heap dump
- * (key and digests) either lets passwords be guessed offline, which is why entries live only
- * {@code auth-cache-ttl-ms}.
+ * digest in a loop on the benchmark machine, this 70-100 ns (docs/benchmarks.md, issue 3). Both
+ * are fast keyed digests: with a heap dump (key and digests) either lets passwords be guessed
+ * offline, which is why entries live only {@code auth-cache-ttl-ms}.
  *
  * <p>The text is read in place, one char as one byte: no copy of the credential is made. Only
  * ASCII text has a digest (every Base64 credential is ASCII), so that no two texts share one.

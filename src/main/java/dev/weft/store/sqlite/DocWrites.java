@@ -5,7 +5,6 @@ import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
-import dev.weft.query.Update;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
 import dev.weft.store.Namespace;
