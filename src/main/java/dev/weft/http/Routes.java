@@ -21,15 +21,51 @@ final class Routes {
      * answer from memory before the endpoint would run.
      */
     /** {@code takesAccessToken}: the route accepts {@code ?access_token=} in place of an Authorization header. */
-    record Route(String template, String[] segments, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
-                 boolean takesAccessToken) {}
+    record Route(String template, String[] segments, String[] paramNames, Map<String, Endpoint> methods,
+                 Map<String, CachedRead> fromCache, boolean takesAccessToken) {
+
+        /** {@code paramNames[i]} is the name of segment i when it is {@code {name}}, else empty. */
+        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {
+            String[] segments = split(template);
+            String[] names = new String[segments.length];
+            for (int i = 0; i < segments.length; i++) {
+                boolean param = segments[i].startsWith("{") && segments[i].endsWith("}");
+                names[i] = param ? segments[i].substring(1, segments[i].length() - 1) : "";
+            }
+            return new Route(template, segments, names, methods, fromCache, template.contains("/_streams"));
+        }
+
+        /** Whether {@code parts} has this template's length and its literal segments. */
+        boolean matches(String[] parts) {
+            if (segments.length != parts.length) {
+                return false;
+            }
+            for (int i = 0; i < parts.length; i++) {
+                if (paramNames[i].isEmpty() && !segments[i].equals(parts[i])) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The values of this template's {@code {name}} segments in {@code parts}, by name. */
+        Map<String, String> params(String[] parts) {
+            Map<String, String> params = HashMap.newHashMap(parts.length);
+            for (int i = 0; i < parts.length; i++) {
+                if (!paramNames[i].isEmpty()) {
+                    params.put(paramNames[i], parts[i]);
+                }
+            }
+            return params;
+        }
+    }
 
     /** A matched route, its path parameters, and every decoded path segment (what access rules see). */
     record Match(Route route, Map<String, String> params, List<String> segments) {}
 
     private final List<Route> routes;
 
-    private Routes(List<Route> routes) {
+    Routes(List<Route> routes) {
         this.routes = routes;
     }
 
@@ -70,38 +106,45 @@ final class Routes {
         return routes;
     }
 
-    /** The route whose template matches {@code path}, with its decoded path parameters. */
+    /**
+     * The route whose template matches {@code path}, with its decoded path parameters. Runs on
+     * every request: templates are compared segment by segment without allocating, and only the
+     * matching route builds its parameter map.
+     */
     Optional<Match> match(String path) {
         String[] parts = split(path);
         for (Route route : routes) {
-            if (route.segments.length != parts.length) {
-                continue;
-            }
-            Map<String, String> params = new HashMap<>(4);
-            boolean ok = true;
-            for (int i = 0; i < parts.length && ok; i++) {
-                String seg = route.segments[i];
-                if (seg.startsWith("{")) {
-                    params.put(seg.substring(1, seg.length() - 1), parts[i]);
-                } else {
-                    ok = seg.equals(parts[i]);
-                }
-            }
-            if (ok) {
-                return Optional.of(new Match(route, params, List.of(parts)));
+            if (route.matches(parts)) {
+                return Optional.of(new Match(route, route.params(parts), List.of(parts)));
             }
         }
         return Optional.empty();
     }
 
-    private static String[] split(String path) {
-        List<String> parts = new ArrayList<>(4);
-        for (String raw : path.split("/")) {
-            if (!raw.isEmpty()) {
-                parts.add(raw.indexOf('%') < 0 && raw.indexOf('+') < 0 ? raw : decode(raw));
+    /** The non-empty segments of {@code path}, each percent-decoded ({@code +} stays a plus). */
+    static String[] split(String path) {
+        String[] parts = new String[countSegments(path)];
+        int n = 0;
+        for (int start = 0; start < path.length(); ) {
+            int end = path.indexOf('/', start);
+            end = end < 0 ? path.length() : end;
+            if (end > start) {
+                String raw = path.substring(start, end);
+                parts[n++] = raw.indexOf('%') < 0 && raw.indexOf('+') < 0 ? raw : decode(raw);
+            }
+            start = end + 1;
+        }
+        return parts;
+    }
+
+    private static int countSegments(String path) {
+        int count = 0;
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) != '/' && (i == 0 || path.charAt(i - 1) == '/')) {
+                count++;
             }
         }
-        return parts.toArray(String[]::new);
+        return count;
     }
 
     private static String decode(String raw) {
@@ -118,7 +161,7 @@ final class Routes {
         RouteBuilder route(String template) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
             Map<String, CachedRead> fromCache = new LinkedHashMap<>();
-            routes.add(new Route(template, split(template), methods, fromCache, template.contains("/_streams")));
+            routes.add(Route.of(template, methods, fromCache));
             return new RouteBuilder(methods, fromCache);
         }
     }
