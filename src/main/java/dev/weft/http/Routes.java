@@ -18,13 +18,13 @@ import java.util.Optional;
 final class Routes {
     /**
      * A path template, its endpoint per method, and per method the {@link CachedRead} that may
-     * answer from memory before the endpoint would run.
+     * answer from memory before the endpoint would run. {@code paramNames[i]} is the name of
+     * segment i when it is {@code {name}}, else empty; {@code takesAccessToken}: the route accepts
+     * {@code ?access_token=} in place of an Authorization header.
      */
-    /** {@code takesAccessToken}: the route accepts {@code ?access_token=} in place of an Authorization header. */
     record Route(String template, String[] segments, String[] paramNames, Map<String, Endpoint> methods,
                  Map<String, CachedRead> fromCache, boolean takesAccessToken) {
 
-        /** {@code paramNames[i]} is the name of segment i when it is {@code {name}}, else empty. */
         static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {
             String[] segments = split(template);
             String[] names = new String[segments.length];
