@@ -1,5 +1,6 @@
 package dev.weft.core;
 
+import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.exc.StreamConstraintsException;
@@ -37,22 +38,17 @@ public final class Json {
 
     /** Parses a JSON text; {@code what} names the input in the 400 message. */
     public JsonNode parse(String text, String what) {
-        try {
-            JsonNode node = mapper.readTree(text);
-            if (node == null || node.isMissingNode()) {
-                throw WeftException.badRequest(what + " is empty");
-            }
-            return node;
-        } catch (StreamConstraintsException e) {
-            throw WeftException.badRequest(what + " is nested too deeply (limit max-nesting-depth)");
-        } catch (JacksonException e) {
-            throw WeftException.badRequest(what + " is not valid JSON: " + e.getOriginalMessage());
-        }
+        return read(() -> mapper.readTree(text), what);
     }
 
     public JsonNode parse(byte[] bytes, String what) {
+        return read(() -> mapper.readTree(bytes), what);
+    }
+
+    /** Runs a Jackson read, turning every way it can fail into a 400 that names the input. */
+    private static JsonNode read(Supplier<JsonNode> reader, String what) {
         try {
-            JsonNode node = mapper.readTree(bytes);
+            JsonNode node = reader.get();
             if (node == null || node.isMissingNode()) {
                 throw WeftException.badRequest(what + " is empty");
             }
