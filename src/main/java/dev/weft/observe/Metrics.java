@@ -2,6 +2,7 @@ package dev.weft.observe;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -14,25 +15,69 @@ public final class Metrics {
     /** Upper bounds in seconds, Prometheus' default buckets. */
     private static final double[] BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
-    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
-    private final Map<String, Histogram> latencies = new ConcurrentHashMap<>();
+    /**
+     * Every request is observed, so the lookup allocates nothing once a (route, method) has been
+     * seen: the key is a record of the two strings the caller already holds, and the status
+     * counters are an array indexed by status.
+     */
+    private record Key(String route, String method) {}
+
+    private final Map<Key, Series> series = new ConcurrentHashMap<>();
 
     public void observe(String route, String method, int status, long nanos) {
-        String series = "route=\"" + route + "\",method=\"" + method + "\"";
-        requests.computeIfAbsent(series + ",status=\"" + status + "\"", k -> new LongAdder()).increment();
-        latencies.computeIfAbsent(series, k -> new Histogram()).record(nanos / 1e9);
+        Key key = new Key(route, method);
+        Series s = series.get(key);
+        if (s == null) {
+            s = series.computeIfAbsent(key, Series::new);
+        }
+        s.record(status, nanos);
     }
 
     public String render() {
         StringBuilder out = new StringBuilder(4096);
         out.append("# HELP weft_http_requests_total HTTP requests by route, method and status.\n");
         out.append("# TYPE weft_http_requests_total counter\n");
-        requests.forEach((labels, count) ->
-                out.append("weft_http_requests_total{").append(labels).append("} ").append(count.sum()).append('\n'));
+        series.values().forEach(s -> s.renderCounts(out));
         out.append("# HELP weft_http_request_duration_seconds HTTP request latency by route and method.\n");
         out.append("# TYPE weft_http_request_duration_seconds histogram\n");
-        latencies.forEach((labels, histogram) -> histogram.render(labels, out));
+        series.values().forEach(s -> s.latency.render(s.labels, out));
         return out.toString();
+    }
+
+    /** One (route, method): its latency histogram and a counter per status (HTTP's 100-599). */
+    private static final class Series {
+        private static final int FIRST_STATUS = 100;
+        private static final int LAST_STATUS = 599;
+
+        private final String labels;
+        private final Histogram latency = new Histogram();
+        private final AtomicReferenceArray<LongAdder> byStatus = new AtomicReferenceArray<>(LAST_STATUS - FIRST_STATUS + 1);
+
+        Series(Key key) {
+            this.labels = "route=\"" + key.route() + "\",method=\"" + key.method() + "\"";
+        }
+
+        void record(int status, long nanos) {
+            // Jetty sends no status outside 100-599; one would count as 599 rather than be lost.
+            int i = Math.clamp(status, FIRST_STATUS, LAST_STATUS) - FIRST_STATUS;
+            LongAdder count = byStatus.get(i);
+            if (count == null) {
+                byStatus.compareAndSet(i, null, new LongAdder());
+                count = byStatus.get(i);
+            }
+            count.increment();
+            latency.record(nanos / 1e9);
+        }
+
+        void renderCounts(StringBuilder out) {
+            for (int i = 0; i < byStatus.length(); i++) {
+                LongAdder count = byStatus.get(i);
+                if (count != null) {
+                    out.append("weft_http_requests_total{").append(labels).append(",status=\"").append(i + FIRST_STATUS)
+                            .append("\"} ").append(count.sum()).append('\n');
+                }
+            }
+        }
     }
 
     private static final class Histogram {
