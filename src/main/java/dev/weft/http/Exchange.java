@@ -13,7 +13,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpField;
@@ -36,7 +35,7 @@ public final class Exchange implements AuthRequest {
     private final Request request;
     private final Response response;
     private final Callback callback;
-    private final Map<String, String> pathParams;
+    private final Routes.PathParams pathParams;
     private final long maxBodyBytes;
     private Fields query;
     private Principal principal = Principal.ANONYMOUS;
@@ -47,7 +46,7 @@ public final class Exchange implements AuthRequest {
     private static final long DRAINED_MAX = 64 * 1024;
     private boolean takesAccessToken;
 
-    Exchange(Request request, Response response, Callback callback, Map<String, String> pathParams, long maxBodyBytes) {
+    Exchange(Request request, Response response, Callback callback, Routes.PathParams pathParams, long maxBodyBytes) {
         this.request = request;
         this.response = response;
         this.callback = callback;
@@ -65,11 +64,7 @@ public final class Exchange implements AuthRequest {
 
     /** A path parameter of the route template, such as {@code db} or {@code id}. */
     public String pathParam(String name) {
-        String value = pathParams.get(name);
-        if (value == null) {
-            throw new IllegalStateException("route has no path parameter " + name);
-        }
-        return value;
+        return pathParams.get(name).orElseThrow(() -> new IllegalStateException("route has no path parameter " + name));
     }
 
     @Override

@@ -4,7 +4,6 @@ import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import dev.weft.security.Permission;
@@ -113,7 +112,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
         long start = System.nanoTime();
         String method = request.getMethod();
         String template = "unmatched";
-        Exchange exchange = new Exchange(request, response, callback, Map.of(), maxBodyBytes);
+        Exchange exchange = new Exchange(request, response, callback, Routes.PathParams.NONE, maxBodyBytes);
         try {
             if (cors.apply(exchange)) {
                 template = "preflight";

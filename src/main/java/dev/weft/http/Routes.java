@@ -3,7 +3,6 @@ package dev.weft.http;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,21 +46,28 @@ final class Routes {
             }
             return true;
         }
-
-        /** The values of this template's {@code {name}} segments in {@code parts}, by name. */
-        Map<String, String> params(String[] parts) {
-            Map<String, String> params = HashMap.newHashMap(parts.length);
-            for (int i = 0; i < parts.length; i++) {
-                if (!paramNames[i].isEmpty()) {
-                    params.put(paramNames[i], parts[i]);
-                }
-            }
-            return params;
-        }
     }
 
     /** A matched route, its path parameters, and every decoded path segment (what access rules see). */
-    record Match(Route route, Map<String, String> params, List<String> segments) {}
+    record Match(Route route, PathParams params, List<String> segments) {}
+
+    /**
+     * The values of a matched template's {@code {name}} segments: the template's names beside the
+     * request's segments, looked up by a scan (a template has at most three), so matching a
+     * request builds no map.
+     */
+    record PathParams(String[] names, List<String> segments) {
+        static final PathParams NONE = new PathParams(new String[0], List.of());
+
+        Optional<String> get(String name) {
+            for (int i = 0; i < names.length; i++) {
+                if (names[i].equals(name)) {
+                    return Optional.of(segments.get(i));
+                }
+            }
+            return Optional.empty();
+        }
+    }
 
     private final List<Route> routes;
 
@@ -115,7 +121,8 @@ final class Routes {
         String[] parts = split(path);
         for (Route route : routes) {
             if (route.matches(parts)) {
-                return Optional.of(new Match(route, route.params(parts), List.of(parts)));
+                List<String> segments = List.of(parts);
+                return Optional.of(new Match(route, new PathParams(route.paramNames, segments), segments));
             }
         }
         return Optional.empty();

@@ -49,9 +49,14 @@ class RoutesTest {
     @Test
     void theMatchCarriesDecodedParametersAndSegments() {
         Routes.Match m = routes.match("/db/my%20coll/a%2Fb").orElseThrow();
-        assertThat(m.params()).containsExactlyInAnyOrderEntriesOf(Map.of("db", "db", "coll", "my coll", "id", "a/b"));
+        assertThat(m.params().get("db")).contains("db");
+        assertThat(m.params().get("coll")).contains("my coll");
+        assertThat(m.params().get("id")).contains("a/b");
+        assertThat(m.params().get("name")).isEmpty();
         assertThat(m.segments()).containsExactly("db", "my coll", "a/b");
-        assertThat(routes.match("/db/coll/_size").orElseThrow().params())
-                .containsExactlyInAnyOrderEntriesOf(Map.of("db", "db", "coll", "coll"));
+        Routes.PathParams size = routes.match("/db/coll/_size").orElseThrow().params();
+        assertThat(size.get("coll")).contains("coll");
+        assertThat(size.get("id")).isEmpty();
+        assertThat(size.get("_size")).isEmpty();
     }
 }
