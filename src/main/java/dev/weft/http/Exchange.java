@@ -215,17 +215,22 @@ public final class Exchange implements AuthRequest {
     }
 
     public void send(int status, String contentType, byte[] body) {
-        markAnswered(status);
-        response.setStatus(status);
-        if (contentType != null) {
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        }
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-        response.write(true, ByteBuffer.wrap(body), callback);
+        send(status, new HttpField(HttpHeader.CONTENT_TYPE, contentType), body);
     }
 
     public void sendJson(int status, byte[] json) {
-        send(status, "application/json", json);
+        send(status, JSON, json);
+    }
+
+    /** Most answers are JSON: their content type is encoded once, not on every answer. */
+    private static final HttpField JSON = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
+
+    private void send(int status, HttpField contentType, byte[] body) {
+        markAnswered(status);
+        response.setStatus(status);
+        response.getHeaders().put(contentType);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
     }
 
     public void sendEmpty(int status) {
