@@ -104,6 +104,9 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout(10_000);
         config.setCacheSize(-16_000);
+        // Weft never asks for generated keys; with this on, sqlite-jdbc matches every statement
+        // against an INSERT regex and runs a SELECT last_insert_rowid() after each insert.
+        config.setGetGeneratedKeys(false);
         Connection c = config.createConnection("jdbc:sqlite:" + file);
         if (reader) {
             try (var s = c.createStatement()) {
