@@ -12,6 +12,7 @@ import dev.weft.core.WeftException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -105,7 +106,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
                         .add(new Index(rs.getLong(1), spec, rs.getInt(6) != 0));
             }
         }
-        Map<Namespace, Coll> colls = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        Map<Namespace, Coll> colls = new HashMap<>();
         try (PreparedStatement ps = sql.prepareStatement("SELECT id, db, name, props, etag FROM weft_colls");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -115,25 +116,23 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
                         List.copyOf(indexes.getOrDefault(id, List.of()))));
             }
         }
-        return new Catalog(Collections.unmodifiableMap(dbs), Collections.unmodifiableMap(colls));
+        return new Catalog(Collections.unmodifiableMap(dbs), Map.copyOf(colls));
     }
 
     /** This snapshot without one collection, published before its tables are dropped. */
     public Catalog without(Namespace ns) {
-        Map<Namespace, Coll> copy = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
-        copy.putAll(colls);
+        Map<Namespace, Coll> copy = new HashMap<>(colls);
         copy.remove(ns);
-        return new Catalog(dbs, Collections.unmodifiableMap(copy));
+        return new Catalog(dbs, Map.copyOf(copy));
     }
 
     /** This snapshot without one index of a collection, published before its table is dropped. */
     public Catalog withoutIndex(Namespace ns, String name) {
         Coll coll = colls.get(ns);
-        Map<Namespace, Coll> copy = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
-        copy.putAll(colls);
+        Map<Namespace, Coll> copy = new HashMap<>(colls);
         copy.put(ns, new Coll(ns, coll.id(), coll.props(), coll.etag(),
                 coll.indexes().stream().filter(i -> !i.spec().name().equals(name)).toList()));
-        return new Catalog(dbs, Collections.unmodifiableMap(copy));
+        return new Catalog(dbs, Map.copyOf(copy));
     }
 
     public static byte[] encodeFields(Json json, List<IndexField> fields) {
