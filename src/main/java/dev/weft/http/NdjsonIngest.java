@@ -97,23 +97,29 @@ final class NdjsonIngest {
         ex.sendJson(200, api.json().bytes(answer));
     }
 
-    /** Waits for the previous chunk, then commits this one on its own virtual thread. */
+    /**
+     * Makes this chunk ready to write (the store's {@link dev.weft.store.Store#prepare}, while
+     * the previous chunk is still being written), waits for the previous chunk, then commits this
+     * one on its own virtual thread.
+     */
     private CompletableFuture<Void> submit(CompletableFuture<Void> previous, Namespace ns, Durability durability,
                                            List<Line> chunk, Report report)
             throws InterruptedException {
-        await(previous);
         if (chunk.isEmpty()) {
+            await(previous);
             return previous;
         }
-        return CompletableFuture.runAsync(() -> store(ns, durability, chunk, report), Thread.ofVirtual()::start);
-    }
-
-    private void store(Namespace ns, Durability durability, List<Line> chunk, Report report) {
         List<ObjectNode> docs = new ArrayList<>(chunk.size());
         chunk.forEach(l -> docs.add(l.doc()));
-        WriteResult all = api.store().write(new WriteOp.InsertMany(ns, docs), durability);
+        WriteOp op = api.store().prepare(new WriteOp.InsertMany(ns, docs));
+        await(previous);
+        return CompletableFuture.runAsync(() -> store(ns, durability, op, chunk, report), Thread.ofVirtual()::start);
+    }
+
+    private void store(Namespace ns, Durability durability, WriteOp op, List<Line> chunk, Report report) {
+        WriteResult all = api.store().write(op, durability);
         if (all.ok()) {
-            report.inserted += docs.size();
+            report.inserted += chunk.size();
             return;
         }
         // Some line conflicts: retry one op per line to say which, keeping the others.

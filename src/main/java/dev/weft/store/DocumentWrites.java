@@ -79,7 +79,8 @@ public abstract class DocumentWrites<T, C> {
     /** Applies one op inside the open transaction; {@code events} null when nobody listens. */
     public WriteResult apply(T tx, C coll, WriteOp op, List<ChangeEvent> events) throws SQLException {
         return switch (op) {
-            case WriteOp.InsertMany m -> insertMany(tx, coll, m.documents(), events);
+            case WriteOp.InsertMany m -> insert(tx, coll, encode(m), events);
+            case WriteOp.EncodedInsert e -> insert(tx, coll, e, events);
             case WriteOp.Replace r -> replace(tx, coll, r, events);
             case WriteOp.UpdateOne u -> updateOne(tx, coll, u, events);
             case WriteOp.DeleteOne d -> deleteOne(tx, coll, d, events);
@@ -88,22 +89,34 @@ public abstract class DocumentWrites<T, C> {
         };
     }
 
-    private WriteResult insertMany(T tx, C coll, List<ObjectNode> documents, List<ChangeEvent> events)
-            throws SQLException {
+    /**
+     * {@code op}, with an insert's stamping and encoding done now, on the calling thread: a store
+     * with a single writer calls this before queueing, so that the writer only stores bytes.
+     */
+    public WriteOp encode(WriteOp op) {
+        return op instanceof WriteOp.InsertMany m ? encode(m) : op;
+    }
+
+    private WriteOp.EncodedInsert encode(WriteOp.InsertMany op) {
         String etag = null;
-        List<ObjectNode> docs = new ArrayList<>(documents.size());
-        List<byte[]> bodies = new ArrayList<>(documents.size());
-        for (ObjectNode given : documents) {
+        List<ObjectNode> docs = new ArrayList<>(op.documents().size());
+        List<byte[]> bodies = new ArrayList<>(op.documents().size());
+        for (ObjectNode given : op.documents()) {
             ObjectNode doc = withId(given);
             etag = stamp(doc);
             docs.add(doc);
             bodies.add(json.bytes(doc));
         }
-        insertAll(tx, coll, docs, bodies);
-        for (int i = 0; i < docs.size(); i++) {
-            event(events, coll, Operation.INSERT, docs.get(i), bodies.get(i), null, null);
+        return new WriteOp.EncodedInsert(op.ns(), docs, bodies, etag);
+    }
+
+    private WriteResult insert(T tx, C coll, WriteOp.EncodedInsert op, List<ChangeEvent> events) throws SQLException {
+        insertAll(tx, coll, op.documents(), op.bodies());
+        for (int i = 0; i < op.documents().size(); i++) {
+            event(events, coll, Operation.INSERT, op.documents().get(i), op.bodies().get(i), null, null);
         }
-        return WriteResult.done(Outcome.CREATED, documents.size(), documents.size() == 1 ? etag : null);
+        int n = op.documents().size();
+        return WriteResult.done(Outcome.CREATED, n, n == 1 ? op.etag() : null);
     }
 
     private WriteResult replace(T tx, C coll, WriteOp.Replace op, List<ChangeEvent> events)

@@ -96,6 +96,16 @@ public interface Store extends AutoCloseable {
     /** Runs several writes in one transaction batch; each has its own result. */
     List<WriteResult> writeAll(List<WriteOp> ops, Durability durability);
 
+    /**
+     * {@code op} made ready to write, with the work that needs no transaction done now, on the
+     * calling thread (an insert's {@code _id}, {@code _etag} and encoding: {@link
+     * WriteOp.EncodedInsert}). A pipeline calls it while the store writes the previous batch;
+     * writing an op not made ready is the same, only slower for a store with a single writer.
+     */
+    default WriteOp prepare(WriteOp op) {
+        return op;
+    }
+
     default List<WriteResult> writeAll(List<WriteOp> ops) {
         return writeAll(ops, Durability.HARD);
     }

@@ -18,6 +18,15 @@ public sealed interface WriteOp {
     record InsertMany(Namespace ns, java.util.List<ObjectNode> documents) implements WriteOp {}
 
     /**
+     * An {@link InsertMany} made ready on the caller's thread ({@link DocumentWrites#encode}):
+     * every document stamped with its {@code _id} and a new {@code _etag}, and encoded, so that a
+     * single writer only stores them. All-or-nothing like InsertMany; {@code etag} is the last
+     * document's.
+     */
+    record EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag)
+            implements WriteOp {}
+
+    /**
      * Replace a whole document ({@code document} has the {@code _id}). {@code upsert} inserts
      * a missing one; {@code mustExist} false with {@code upsert} false means insert only.
      */

@@ -59,6 +59,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
 
     private final Sql writerSql;
     private final Writer writer;
+    private final DocWrites docs;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
     private volatile Catalog catalog;
@@ -93,7 +94,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
-        DocWrites docs = new DocWrites(json, () -> catalog, () -> true); // the event log records every change
+        docs = new DocWrites(json, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
@@ -489,7 +490,14 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         for (WriteOp op : ops) {
             requireColl(now, op.ns());
         }
-        return writer.submit(ops);
+        // Inserts are stamped and encoded here, on the callers' threads: the one writer is the
+        // bottleneck of an ingest, and it only has to store the bytes.
+        return writer.submit(ops.stream().map(this::prepare).toList());
+    }
+
+    @Override
+    public WriteOp prepare(WriteOp op) {
+        return docs.encode(op);
     }
 
     /** On the writer thread, after COMMIT and before the writers are told. */

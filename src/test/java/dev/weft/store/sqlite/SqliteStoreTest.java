@@ -154,6 +154,24 @@ class SqliteStoreTest {
     }
 
     @Test
+    void aPreparedInsertIsStampedAndEncodedBeforeTheWriterAndStoresTheSame() {
+        WriteOp prepared = store.prepare(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":7, \"v\":1}"))));
+        assertThat(prepared).isInstanceOf(WriteOp.EncodedInsert.class);
+        WriteOp.EncodedInsert encoded = (WriteOp.EncodedInsert) prepared;
+        assertThat(JSON.parse(encoded.bodies().getFirst(), "body").get("_etag").get("$oid").asString()).isEqualTo(encoded.etag());
+        assertThat(store.prepare(prepared)).isSameAs(prepared);
+        WriteOp other = new WriteOp.DeleteOne(NS, node("7"), Optional.empty());
+        assertThat(store.prepare(other)).isSameAs(other);
+
+        WriteResult r = store.write(prepared);
+        assertThat(r.outcome()).isEqualTo(Outcome.CREATED);
+        assertThat(r.etag()).contains(encoded.etag());
+        assertThat(etag(get("7"))).isEqualTo(encoded.etag());
+        assertThat(get("7").get("v").asInt()).isEqualTo(1);
+        assertThat(store.write(prepared).outcome()).isEqualTo(Outcome.CONFLICT);
+    }
+
+    @Test
     void replaceHonoursWriteModes() {
         WriteOp.Replace insertOnly = new WriteOp.Replace(NS, obj("{\"_id\":1, \"v\":1}"), WriteMode.INSERT, Optional.empty());
         assertThat(store.write(insertOnly).outcome()).isEqualTo(Outcome.CREATED);
