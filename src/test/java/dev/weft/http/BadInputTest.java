@@ -70,6 +70,26 @@ class BadInputTest {
         assertThat(JSON.parse(weft.get("/db/c/_size").body(), "size").get("_size").asInt()).isZero();
     }
 
+    /** A chunked body has no Content-Length: it is read up to the limit, and refused past it. */
+    @Test
+    void aChunkedBodyIsHeldToTheSameLimit() throws Exception {
+        weft.createCollection("db", "chunked");
+        HttpResponse<String> small = sendChunked("/db/chunked", "{\"a\":1}");
+        assertThat(small.statusCode()).as(small.body()).isEqualTo(201);
+        HttpResponse<String> large = sendChunked("/db/chunked", "{\"pad\":\"" + "x".repeat(5000) + "\"}");
+        assertThat(large.statusCode()).as(large.body()).isEqualTo(413);
+        assertThat(large.body()).contains("max-body-bytes");
+        assertThat(JSON.parse(weft.get("/db/chunked/_size").body(), "size").get("_size").asInt()).isEqualTo(1);
+    }
+
+    private static HttpResponse<String> sendChunked(String path, String body) throws Exception {
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.net.http.HttpRequest request = weft.request(path).header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(bytes)))
+                .build();
+        return java.net.http.HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void unsupportedContentTypeIs415() throws Exception {
         HttpResponse<String> r = weft.send("POST", "/db/c", "a=1", "Content-Type", "application/x-www-form-urlencoded");
