@@ -30,6 +30,9 @@ import java.util.function.Function;
  * @param writeBatchMax        most writes committed together in one group commit
  * @param sqliteReaders        concurrent SQLite reads; native calls pin carrier threads, so
  *                             this bounds how many carriers reads can hold
+ * @param sqliteWalPages       the longest the SQLite write-ahead log grows, in pages, before the
+ *                             writer copies it into the database itself (a background thread
+ *                             normally does it long before)
  * @param maxConnections       open HTTP connections accepted at once
  * @param idleTimeoutMs        an idle keep-alive connection is closed after this long
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
@@ -79,6 +82,7 @@ public record Settings(
         int writeQueueLength,
         int writeBatchMax,
         int sqliteReaders,
+        int sqliteWalPages,
         int maxConnections,
         long idleTimeoutMs,
         int resultCacheEntries,
@@ -159,6 +163,7 @@ public record Settings(
                 r.integer("write-queue-length", 100_000, 1, Integer.MAX_VALUE),
                 r.integer("write-batch-max", 2000, 1, 1_000_000),
                 r.integer("sqlite-readers", Math.max(2, Runtime.getRuntime().availableProcessors()), 1, 256),
+                r.integer("sqlite-wal-pages", 10_000, 100, 10_000_000),
                 r.integer("max-connections", 19_000, 1, Integer.MAX_VALUE),
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
@@ -252,6 +257,7 @@ public record Settings(
         d.put("write-queue-length", "writes waiting for the writer before new ones get 503 (100000)");
         d.put("write-batch-max", "most writes committed together in one group commit (2000)");
         d.put("sqlite-readers", "concurrent SQLite reads (max(2, cores))");
+        d.put("sqlite-wal-pages", "longest SQLite write-ahead log, in pages, before the writer checkpoints it itself (10000)");
         d.put("max-connections", "open HTTP connections accepted at once (19000)");
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");

@@ -45,7 +45,8 @@ import tools.jackson.databind.JsonNode;
  * {@code synchronous=FULL}. It has no replicas: every {@link ReadMode} reads this file, and
  * every write is hard ({@link Durability#SOFT} is accepted and written as hard). One writer connection owned by the {@link Writer} thread
  * (group commit), and a pool of {@code sqlite-readers} read connections: SQLite's native calls
- * pin the carrier thread, so at most that many virtual threads are inside SQLite at once.
+ * pin the carrier thread, so at most that many virtual threads are inside SQLite at once. The
+ * {@link Checkpointer} copies the write-ahead log back into the file off the writer's thread.
  *
  * <p>Each collection is a table {@code d<id>(id BLOB PRIMARY KEY, body BLOB) WITHOUT ROWID}
  * where {@code id} is the order-preserving encoding of {@code _id} (so the table's order is
@@ -60,6 +61,9 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     private final Sql writerSql;
     private final Writer writer;
     private final DocWrites docs;
+    private final Checkpointer checkpointer;
+    /** How often the log is copied back: often enough that it stays a few MB under load. */
+    private static final long CHECKPOINT_MS = 100;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
     private volatile Catalog catalog;
@@ -83,6 +87,8 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
             for (String ddl : EventTable.SCHEMA) {
                 writerSql.exec(ddl);
             }
+            writerSql.exec("PRAGMA wal_autocheckpoint = " + settings.sqliteWalPages());
+            checkpointer = new Checkpointer(open(file, false), CHECKPOINT_MS);
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
             events.load(writerSql);
             catalog = Catalog.load(writerSql.connection(), json);
@@ -495,6 +501,11 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         return writer.submit(ops.stream().map(this::prepare).toList());
     }
 
+    /** Log frames the background checkpointer has copied into the database file (for tests). */
+    long checkpointedFrames() {
+        return checkpointer.framesCopied();
+    }
+
     @Override
     public WriteOp prepare(WriteOp op) {
         return docs.encode(op);
@@ -555,6 +566,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     @Override
     public void close() {
         writer.close();
+        checkpointer.close();
         writerSql.close();
         for (int i = 0; i < readerCount; i++) {
             acquire().close();
