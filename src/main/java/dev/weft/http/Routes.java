@@ -114,8 +114,8 @@ final class Routes {
 
     /**
      * The route whose template matches {@code path}, with its decoded path parameters. Runs on
-     * every request: templates are compared segment by segment without allocating, and only the
-     * matching route builds its parameter map.
+     * every request: templates are compared segment by segment without allocating, and the match
+     * reads its parameters from the request's segments (no map is built).
      */
     Optional<Match> match(String path) {
         String[] parts = split(path);

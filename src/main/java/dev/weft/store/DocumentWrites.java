@@ -79,7 +79,7 @@ public abstract class DocumentWrites<T, C> {
     /** Applies one op inside the open transaction; {@code events} null when nobody listens. */
     public WriteResult apply(T tx, C coll, WriteOp op, List<ChangeEvent> events) throws SQLException {
         return switch (op) {
-            case WriteOp.InsertMany m -> insert(tx, coll, encode(m), events);
+            case WriteOp.InsertMany m -> insert(tx, coll, prepare(m), events);
             case WriteOp.EncodedInsert e -> insert(tx, coll, e, events);
             case WriteOp.Replace r -> replace(tx, coll, r, events);
             case WriteOp.UpdateOne u -> updateOne(tx, coll, u, events);
@@ -93,11 +93,11 @@ public abstract class DocumentWrites<T, C> {
      * {@code op}, with an insert's stamping and encoding done now, on the calling thread: a store
      * with a single writer calls this before queueing, so that the writer only stores bytes.
      */
-    public WriteOp encode(WriteOp op) {
-        return op instanceof WriteOp.InsertMany m ? encode(m) : op;
+    public WriteOp prepare(WriteOp op) {
+        return op instanceof WriteOp.InsertMany m ? prepare(m) : op;
     }
 
-    private WriteOp.EncodedInsert encode(WriteOp.InsertMany op) {
+    private WriteOp.EncodedInsert prepare(WriteOp.InsertMany op) {
         String etag = null;
         List<ObjectNode> docs = new ArrayList<>(op.documents().size());
         List<byte[]> bodies = new ArrayList<>(op.documents().size());

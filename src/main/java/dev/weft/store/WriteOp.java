@@ -18,7 +18,7 @@ public sealed interface WriteOp {
     record InsertMany(Namespace ns, java.util.List<ObjectNode> documents) implements WriteOp {}
 
     /**
-     * An {@link InsertMany} made ready on the caller's thread ({@link DocumentWrites#encode}):
+     * An {@link InsertMany} made ready on the caller's thread ({@link Store#prepare}):
      * every document stamped with its {@code _id} and a new {@code _etag}, and encoded, so that a
      * single writer only stores them. All-or-nothing like InsertMany; {@code etag} is the last
      * document's.

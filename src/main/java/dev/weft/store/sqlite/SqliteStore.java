@@ -57,13 +57,13 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     private static final int CHUNK_ROWS = 1000;
     private static final int CHUNK_BYTES = 1 << 20;
     private static final Filter ALL = Filter.all();
+    /** How often the log is copied back: often enough that it stays a few MB under load. */
+    private static final long CHECKPOINT_MS = 100;
 
     private final Sql writerSql;
     private final Writer writer;
     private final DocWrites docs;
     private final Checkpointer checkpointer;
-    /** How often the log is copied back: often enough that it stays a few MB under load. */
-    private static final long CHECKPOINT_MS = 100;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
     private volatile Catalog catalog;
@@ -508,7 +508,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
 
     @Override
     public WriteOp prepare(WriteOp op) {
-        return docs.encode(op);
+        return docs.prepare(op);
     }
 
     /** On the writer thread, after COMMIT and before the writers are told. */
