@@ -38,20 +38,25 @@ public final class Exchange implements AuthRequest {
     private final Routes.PathParams pathParams;
     private final long maxBodyBytes;
     private Fields query;
-    private Principal principal = Principal.ANONYMOUS;
-    private Permission permission = Permission.ALL;
+    private RequestContext context;
     private int status;
     private boolean answered;
     private boolean bodyTouched;
     private static final long DRAINED_MAX = 64 * 1024;
-    private boolean takesAccessToken;
+    private final boolean takesAccessToken;
 
-    Exchange(Request request, Response response, Callback callback, Routes.PathParams pathParams, long maxBodyBytes) {
+    /**
+     * @param takesAccessToken the route accepts {@code ?access_token=} in place of an
+     *                         Authorization header (declared in the route table)
+     */
+    Exchange(Request request, Response response, Callback callback, Routes.PathParams pathParams, long maxBodyBytes,
+             boolean takesAccessToken) {
         this.request = request;
         this.response = response;
         this.callback = callback;
         this.pathParams = pathParams;
         this.maxBodyBytes = maxBodyBytes;
+        this.takesAccessToken = takesAccessToken;
     }
 
     public String method() {
@@ -97,11 +102,6 @@ public final class Exchange implements AuthRequest {
         };
     }
 
-    /** Lets this request authenticate with {@code ?access_token=} (stream routes only). */
-    void takeAccessToken() {
-        takesAccessToken = true;
-    }
-
     @Override
     public Optional<String> accessToken() {
         return takesAccessToken ? param("access_token") : Optional.empty();
@@ -132,21 +132,31 @@ public final class Exchange implements AuthRequest {
         return query;
     }
 
-    public Principal principal() {
-        return principal;
+    /**
+     * The request's context, set once by the pipeline after the authorize stage. Before that
+     * there is none, and asking for it is a programming error (a 500 to the client, never a grant).
+     */
+    RequestContext context() {
+        if (context == null) {
+            throw new IllegalStateException("the request was not authorized");
+        }
+        return context;
     }
 
-    void principal(Principal principal) {
-        this.principal = principal;
+    void authorized(RequestContext context) {
+        if (this.context != null) {
+            throw new IllegalStateException("the request was already authorized");
+        }
+        this.context = context;
+    }
+
+    public Principal principal() {
+        return context().principal();
     }
 
     /** What the authorize stage granted: the restrictions every endpoint applies while it plans. */
     public Permission permission() {
-        return permission;
-    }
-
-    void permission(Permission permission) {
-        this.permission = permission;
+        return context().permission();
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

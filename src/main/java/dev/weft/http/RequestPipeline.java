@@ -30,7 +30,13 @@ import org.slf4j.LoggerFactory;
  * as much CPU as Jetty's whole request handling (docs/decisions/0001). Every other request, and
  * any request the memory path has a doubt about, runs the stages on its own virtual thread,
  * where endpoints block freely. The memory path never blocks and never answers differently from
- * the stages: it only serves what the stages cached for the same key.
+ * the stages: it only serves what the stages cached for the same key (CachedReadsTest compares
+ * the two). On a cache miss it hands the route, principal and permission it found to the
+ * virtual thread, so no request is routed, authenticated or authorized twice.
+ *
+ * <p>Deny by default: an {@link Exchange} has no permission until {@link RequestContext} is set
+ * here, after the authorize stage; an endpoint reached any other way fails instead of running
+ * unrestricted.
  */
 final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private static final Logger LOG = LoggerFactory.getLogger(RequestPipeline.class);
@@ -56,85 +62,92 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
-        if (!answerFromMemory(request, response, callback)) {
-            requestThreads.execute(() -> runStages(request, response, callback));
+        MemoryPath memory = answerFromMemory(request, response, callback);
+        if (!memory.answered()) {
+            requestThreads.execute(() -> runStages(request, response, callback, memory.authorized()));
         }
         return true;
     }
 
     /**
-     * The memory-only path (see the class comment). Declines, having sent nothing and leaving the
-     * response as it found it (authentication may have added its headers), on anything but a plain
-     * GET of a route with a {@link CachedRead}, on credentials or rules not in memory, on a CORS
-     * request, on a cache miss, and on any error (the stages then report it).
+     * How the memory path ended: answered, declined with nothing done, or declined on a cache
+     * miss with the exchange it parsed, authenticated and authorized.
      */
-    private boolean answerFromMemory(Request request, Response response, Callback callback) {
+    private record MemoryPath(boolean answered, Optional<Exchange> authorized) {
+        static final MemoryPath ANSWERED = new MemoryPath(true, Optional.empty());
+        static final MemoryPath DECLINED = new MemoryPath(false, Optional.empty());
+    }
+
+    /**
+     * The memory-only path (see the class comment). Unless it answered, it has sent nothing and
+     * hands the stages either the exchange it parsed, authenticated and authorized from memory (a
+     * cache miss: the stages go on from there instead of redoing that work, and the response keeps
+     * the headers authentication added), or nothing (the stages start from scratch, the response
+     * as it was). It declines
+     * on anything but a plain GET of a route with a {@link CachedRead}, on credentials or rules
+     * not in memory, on a CORS request and on any error (the stages then report it).
+     */
+    private MemoryPath answerFromMemory(Request request, Response response, Callback callback) {
         if (!request.getMethod().equals("GET") || request.getHeaders().contains("Origin")) {
-            return false;
+            return MemoryPath.DECLINED;
         }
         long start = System.nanoTime();
         try {
             Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
             CachedRead read = match.map(m -> m.route().fromCache().get("GET")).orElse(null);
             if (read == null) {
-                return false;
+                return MemoryPath.DECLINED;
             }
-            Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
-            if (!answerFromMemory(exchange, match.get(), read)) {
+            Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes,
+                    match.get().route().takesAccessToken());
+            Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
+            Optional<Permission> permission = principal.flatMap(p ->
+                    authorizer.authorizeFromMemory(p, "GET", match.get().segments()));
+            if (permission.isEmpty()) {
                 response.reset();
-                return false;
+                return MemoryPath.DECLINED;
+            }
+            exchange.authorized(new RequestContext(match.get(), principal.get(), permission.get()));
+            if (!read.answerFromCache(exchange)) {
+                return new MemoryPath(false, Optional.of(exchange));
             }
             metrics.observe(match.get().route().template(), "GET", exchange.status(), System.nanoTime() - start);
-            return true;
+            return MemoryPath.ANSWERED;
         } catch (RuntimeException e) {
             if (!response.isCommitted()) {
                 response.reset();
             }
-            return false;
+            return MemoryPath.DECLINED;
         }
     }
 
-    private boolean answerFromMemory(Exchange exchange, Routes.Match match, CachedRead read) {
-        Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
-        if (principal.isEmpty()) {
-            return false;
-        }
-        Optional<Permission> permission = authorizer.authorizeFromMemory(principal.get(), "GET", match.segments());
-        if (permission.isEmpty()) {
-            return false;
-        }
-        exchange.principal(principal.get());
-        exchange.permission(permission.get());
-        return read.answerFromCache(exchange);
-    }
-
-    private void runStages(Request request, Response response, Callback callback) {
+    /**
+     * Parse, authenticate and authorize (unless the memory path did), then the endpoint. Every
+     * failure is answered here and nowhere else.
+     */
+    private void runStages(Request request, Response response, Callback callback, Optional<Exchange> authorized) {
         long start = System.nanoTime();
         String method = request.getMethod();
         String template = "unmatched";
-        Exchange exchange = new Exchange(request, response, callback, Routes.PathParams.NONE, maxBodyBytes);
+        Exchange exchange = authorized.orElseGet(() ->
+                new Exchange(request, response, callback, Routes.PathParams.NONE, maxBodyBytes, false));
         try {
-            if (cors.apply(exchange)) {
-                template = "preflight";
-                return;
+            if (authorized.isEmpty()) {
+                if (cors.apply(exchange)) {
+                    template = "preflight";
+                    return;
+                }
+                Routes.Match match = parse(request, response);
+                template = match.route().template();
+                exchange = new Exchange(request, response, callback, match.params(), maxBodyBytes,
+                        match.route().takesAccessToken());
+                Principal principal = authenticator.authenticate(exchange);
+                exchange.authorized(new RequestContext(match, principal,
+                        authorizer.authorize(principal, method, match.segments())));
             }
-            Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
-            if (match.isEmpty()) {
-                throw WeftException.notFound("no resource at " + request.getHttpURI().getPath());
-            }
-            template = match.get().route().template();
-            Endpoint endpoint = match.get().route().methods().get(method);
-            if (endpoint == null) {
-                response.getHeaders().put("Allow", String.join(", ", match.get().route().methods().keySet()));
-                throw new WeftException(405, method + " is not allowed on " + template);
-            }
-            exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes);
-            if (match.get().route().takesAccessToken()) {
-                exchange.takeAccessToken();
-            }
-            exchange.principal(authenticator.authenticate(exchange));
-            exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
-            endpoint.handle(exchange);
+            Routes.Route route = exchange.context().match().route();
+            template = route.template();
+            route.methods().get(method).handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
         } catch (Throwable e) {
@@ -143,6 +156,20 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
         } finally {
             metrics.observe(template, method, exchange.answered() ? exchange.status() : 500, System.nanoTime() - start);
         }
+    }
+
+    /** The route and an endpoint for the method: 404 when no route matches, 405 when it lacks the method. */
+    private Routes.Match parse(Request request, Response response) {
+        Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
+        if (match.isEmpty()) {
+            throw WeftException.notFound("no resource at " + request.getHttpURI().getPath());
+        }
+        Routes.Route route = match.get().route();
+        if (!route.methods().containsKey(request.getMethod())) {
+            response.getHeaders().put("Allow", String.join(", ", route.methods().keySet()));
+            throw new WeftException(405, request.getMethod() + " is not allowed on " + route.template());
+        }
+        return match.get();
     }
 
     private static void answerError(Exchange exchange, int status, String message) {

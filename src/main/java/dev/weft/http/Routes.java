@@ -24,14 +24,15 @@ final class Routes {
     record Route(String template, String[] segments, String[] paramNames, Map<String, Endpoint> methods,
                  Map<String, CachedRead> fromCache, boolean takesAccessToken) {
 
-        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {
+        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
+                        boolean takesAccessToken) {
             String[] segments = split(template);
             String[] names = new String[segments.length];
             for (int i = 0; i < segments.length; i++) {
                 boolean param = segments[i].startsWith("{") && segments[i].endsWith("}");
                 names[i] = param ? segments[i].substring(1, segments[i].length() - 1) : "";
             }
-            return new Route(template, segments, names, methods, fromCache, template.contains("/_streams"));
+            return new Route(template, segments, names, methods, fromCache, takesAccessToken);
         }
 
         /** Whether {@code parts} has this template's length and its literal segments. */
@@ -85,8 +86,9 @@ final class Routes {
         b.route("/{db}/{coll}/_size").get(e.collections()::size);
         b.route("/{db}/{coll}/_indexes").get(e.indexes()::list);
         b.route("/{db}/{coll}/_indexes/{name}").put(managed(e.indexes()::put)).delete(managed(e.indexes()::drop));
-        b.route("/{db}/{coll}/_streams").get(e.streams()::adhoc);
-        b.route("/{db}/{coll}/_streams/{name}").get(e.streams()::named);
+        // Browsers cannot set headers on a WebSocket or EventSource: streams take ?access_token=.
+        b.route("/{db}/{coll}/_streams", URL_TOKEN).get(e.streams()::adhoc);
+        b.route("/{db}/{coll}/_streams/{name}", URL_TOKEN).get(e.streams()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);
@@ -162,13 +164,20 @@ final class Routes {
         }
     }
 
+    /** Marks a route that accepts {@code ?access_token=} in place of an Authorization header. */
+    private static final boolean URL_TOKEN = true;
+
     private static final class Builder {
         final List<Route> routes = new ArrayList<>();
 
         RouteBuilder route(String template) {
+            return route(template, false);
+        }
+
+        RouteBuilder route(String template, boolean takesAccessToken) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
             Map<String, CachedRead> fromCache = new LinkedHashMap<>();
-            routes.add(Route.of(template, methods, fromCache));
+            routes.add(Route.of(template, methods, fromCache, takesAccessToken));
             return new RouteBuilder(methods, fromCache);
         }
     }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class RoutesTest {
     private static Routes.Route route(String template) {
-        return Routes.Route.of(template, Map.of(), Map.of());
+        return Routes.Route.of(template, Map.of(), Map.of(), false);
     }
 
     private final Routes routes = new Routes(List.of(

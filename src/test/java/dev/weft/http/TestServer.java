@@ -36,11 +36,17 @@ final class TestServer implements AutoCloseable {
     final Settings settings;
     final Store store;
     final WeftServer server;
-    final String pgSchema = "postgresql".equals(System.getProperty("weft.test.store")) ? PgTesting.freshSchema() : null;
+    final String pgSchema;
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
-        data = Files.createTempDirectory("weft-test");
+        this(Files.createTempDirectory("weft-test"),
+                "postgresql".equals(System.getProperty("weft.test.store")) ? PgTesting.freshSchema() : null, extraArgs);
+    }
+
+    private TestServer(Path data, String pgSchema, String... extraArgs) throws Exception {
+        this.data = data;
+        this.pgSchema = pgSchema;
         String[] args = Stream.of(Stream.of("--port", "0", "--data", data.toString(),
                         "--admin-password", ADMIN_PASSWORD, "--bcrypt-cost", "4"),
                 pgSchema == null ? Stream.<String>empty() : Stream.of("--store", PgTesting.url(pgSchema)),
@@ -118,10 +124,23 @@ final class TestServer implements AutoCloseable {
         return java.net.URLEncoder.encode(json, java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    @Override
-    public void close() throws Exception {
+    /**
+     * Stops this server, keeping its data, and starts another over the same data (directory or
+     * PostgreSQL schema) with other settings; the new one owns the data from then on.
+     */
+    TestServer restartWith(String... extraArgs) throws Exception {
+        stop();
+        return new TestServer(data, pgSchema, extraArgs);
+    }
+
+    private void stop() throws Exception {
         server.close();
         store.close();
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
         if (pgSchema != null) {
             PgTesting.dropSchema(pgSchema);
         }
