@@ -35,6 +35,8 @@ import java.util.function.Function;
  *                             normally does it long before)
  * @param maxConnections       open HTTP connections accepted at once
  * @param idleTimeoutMs        an idle keep-alive connection is closed after this long
+ * @param headerTimeoutMs      longest time from the first byte of a request to the end of its
+ *                             headers; past it the client gets 408 and the connection closes
  * @param resultCacheEntries   query results kept per server, invalidated by any write to the
  *                             collection they came from
  * @param resultCacheMaxBytes  largest single result kept in the result cache
@@ -85,6 +87,7 @@ public record Settings(
         int sqliteWalPages,
         int maxConnections,
         long idleTimeoutMs,
+        long headerTimeoutMs,
         int resultCacheEntries,
         int resultCacheMaxBytes,
         long streamRetentionEvents,
@@ -166,6 +169,7 @@ public record Settings(
                 r.integer("sqlite-wal-pages", 10_000, 100, 10_000_000),
                 r.integer("max-connections", 19_000, 1, Integer.MAX_VALUE),
                 r.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE),
+                r.longValue("header-timeout-ms", 10_000, 1, Long.MAX_VALUE),
                 r.integer("result-cache-entries", 1024, 0, Integer.MAX_VALUE),
                 r.integer("result-cache-max-bytes", 1 << 20, 0, Integer.MAX_VALUE),
                 r.longValue("stream-retention-events", 1_000_000, 1, Long.MAX_VALUE),
@@ -260,6 +264,7 @@ public record Settings(
         d.put("sqlite-wal-pages", "longest SQLite write-ahead log, in pages, before the writer checkpoints it itself (10000)");
         d.put("max-connections", "open HTTP connections accepted at once (19000)");
         d.put("idle-timeout-ms", "idle keep-alive connections close after this (30000)");
+        d.put("header-timeout-ms", "a request whose headers are not all in this long after its first byte gets 408 and its connection closes (10000)");
         d.put("result-cache-entries", "query results cached, invalidated by writes (1024)");
         d.put("result-cache-max-bytes", "largest single cached result (1 MiB)");
         d.put("stream-retention-events", "change events kept for resuming streams (1000000)");

@@ -18,7 +18,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -31,8 +30,9 @@ import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 /**
  * Weft's HTTP listener on Jetty 12 core (chosen by measurement: docs/decisions/0001-http-server.md).
  * Selectors and acceptors stay on a few platform threads; every request runs on its own virtual
- * thread unless memory alone answers it (see RequestPipeline), so handlers block. Open connections are capped ({@code max-connections}) and idle ones
- * closed ({@code idle-timeout-ms}). With {@code tls-cert-file} and {@code tls-key-file} a second,
+ * thread unless memory alone answers it (see RequestPipeline), so handlers block. Open connections are capped ({@code max-connections}), idle ones
+ * closed ({@code idle-timeout-ms}), and a request whose headers trickle in is answered 408
+ * ({@code header-timeout-ms}, see {@link HeaderDeadline}). With {@code tls-cert-file} and {@code tls-key-file} a second,
  * HTTPS listener serves the same API on {@code tls-port} (HTTP/1.1 over TLS; the certificate is
  * read once at start). Stopping is graceful: the listener closes, in-flight requests
  * finish (up to a grace period), then the store closes.
@@ -70,18 +70,24 @@ public final class WeftServer implements AutoCloseable {
         // trie per keep-alive connection. Without it a header value is copied into a new string,
         // which perf priced about the same as the trie walk (decision record 0001, addendum).
         http.setHeaderCacheSize(0);
-        connector = new ServerConnector(server, 1, SELECTORS, new HttpConnectionFactory(http));
+        HeaderDeadline plain = new HeaderDeadline(http, settings.headerTimeoutMs());
+        connector = new ServerConnector(server, 1, SELECTORS, plain);
         connector.setHost(settings.bind());
         connector.setPort(settings.port());
         connector.setIdleTimeout(settings.idleTimeoutMs());
         connector.setAcceptQueueSize(1024);
         server.addConnector(connector);
-        tlsConnector = settings.auth().tlsEnabled() ? Optional.of(tls(settings, http)) : Optional.empty();
+        HeaderDeadline secure = new HeaderDeadline(https(http), settings.headerTimeoutMs());
+        tlsConnector = settings.auth().tlsEnabled() ? Optional.of(tls(settings, secure)) : Optional.empty();
         tlsConnector.ifPresentOrElse(
                 tls -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector, tls)),
                 () -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector)));
 
         Metrics metrics = new Metrics();
+        metrics.counter("weft_header_timeouts_total", "Requests answered 408 because their headers took longer than header-timeout-ms.",
+                () -> plain.expired() + secure.expired());
+        metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
+                security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
         streams = new StreamHub(store.eventLog(), api.json(), settings);
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
@@ -98,7 +104,15 @@ public final class WeftServer implements AutoCloseable {
         server.setStopAtShutdown(false);
     }
 
-    private ServerConnector tls(Settings settings, HttpConfiguration http) {
+    private static HttpConfiguration https(HttpConfiguration http) {
+        HttpConfiguration https = new HttpConfiguration(http);
+        SecureRequestCustomizer secure = new SecureRequestCustomizer();
+        secure.setSniHostCheck(false);
+        https.addCustomizer(secure);
+        return https;
+    }
+
+    private ServerConnector tls(Settings settings, HeaderDeadline https) {
         AuthSettings auth = settings.auth();
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         try {
@@ -115,12 +129,7 @@ public final class WeftServer implements AutoCloseable {
         } catch (java.security.GeneralSecurityException | java.io.IOException e) {
             throw new IllegalArgumentException("cannot use tls-cert-file/tls-key-file: " + e.getMessage(), e);
         }
-        HttpConfiguration https = new HttpConfiguration(http);
-        SecureRequestCustomizer secure = new SecureRequestCustomizer();
-        secure.setSniHostCheck(false);
-        https.addCustomizer(secure);
-        ServerConnector tls = new ServerConnector(server, 1, 1,
-                new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(https));
+        ServerConnector tls = new ServerConnector(server, 1, 1, new SslConnectionFactory(ssl, "http/1.1"), https);
         tls.setHost(settings.bind());
         tls.setPort(auth.tlsPort());
         tls.setIdleTimeout(settings.idleTimeoutMs());

@@ -1,15 +1,18 @@
 package dev.weft.observe;
 
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The one observation channel for request outcomes: a counter per (route, method, status) and a
  * latency histogram per (route, method), rendered in Prometheus text format. Routes are the
  * route table's templates (e.g. {@code /{db}/{coll}}), never raw paths, so the number of series
- * is bounded by the table, not by clients.
+ * is bounded by the table, not by clients. Other parts register their own counters
+ * ({@link #counter}), which are rendered after these.
  */
 public final class Metrics {
     /** Upper bounds in seconds, Prometheus' default buckets. */
@@ -23,6 +26,25 @@ public final class Metrics {
     private record Key(String route, String method) {}
 
     private final Map<Key, Series> series = new ConcurrentHashMap<>();
+    private final Map<String, Counter> counters = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    /** A counter kept elsewhere (by the part that counts), rendered with the request metrics. */
+    private record Counter(String help, String type, LongSupplier value) {}
+
+    public Metrics() {
+        gauge("weft_jvm_heap_used_bytes", "Java heap in use (live objects and garbage not yet collected).",
+                () -> ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    }
+
+    /** Renders {@code value} as the Prometheus counter {@code name}. */
+    public void counter(String name, String help, LongSupplier value) {
+        counters.put(name, new Counter(help, "counter", value));
+    }
+
+    /** Renders {@code value} as the Prometheus gauge {@code name}. */
+    public void gauge(String name, String help, LongSupplier value) {
+        counters.put(name, new Counter(help, "gauge", value));
+    }
 
     public void observe(String route, String method, int status, long nanos) {
         Key key = new Key(route, method);
@@ -41,6 +63,9 @@ public final class Metrics {
         out.append("# HELP weft_http_request_duration_seconds HTTP request latency by route and method.\n");
         out.append("# TYPE weft_http_request_duration_seconds histogram\n");
         series.values().forEach(s -> s.latency.render(s.labels, out));
+        counters.forEach((name, c) -> out.append("# HELP ").append(name).append(' ').append(c.help()).append('\n')
+                .append("# TYPE ").append(name).append(' ').append(c.type()).append('\n')
+                .append(name).append(' ').append(c.value().getAsLong()).append('\n'));
         return out.toString();
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Password hashing (bcrypt, pure Java through password4j) and the strength rule.
@@ -36,6 +37,7 @@ final class Passwords {
     private final Semaphore slots;
     private final long waitMs;
     private final ThreadPoolExecutor pool;
+    private final LongAdder computed = new LongAdder();
     /** A hash of nothing anyone knows, checked for unknown users so they take as long as known ones. */
     private final String decoy;
 
@@ -85,6 +87,11 @@ final class Passwords {
         }
     }
 
+    /** Hashes computed or verified so far (observable as weft_password_hashes_total). */
+    long computed() {
+        return computed.sum();
+    }
+
     /** Checks the rule, then hashes on the pool. */
     String hash(String password) {
         checkStrength(password);
@@ -118,6 +125,7 @@ final class Passwords {
                 throw new WeftException(503, "too many logins at once; retry shortly (hash-wait-ms)");
             }
             Future<T> result = pool.submit(work);
+            computed.increment();
             return result.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -15,10 +15,12 @@ import java.io.PrintStream;
 public final class Security {
     private final UsersCollection users;
     private final Authentication authentication;
+    private final Passwords passwords;
 
-    private Security(UsersCollection users, Authentication authentication) {
+    private Security(UsersCollection users, Authentication authentication, Passwords passwords) {
         this.users = users;
         this.authentication = authentication;
+        this.passwords = passwords;
     }
 
     /**
@@ -38,7 +40,12 @@ public final class Security {
                 new AuthTokens(users.tokenKey(), s.authTokenTtlMs(), s.authCacheEntries(), System::currentTimeMillis),
                 JwtVerifier.of(s),
                 new LoginGuard(s.loginGuardFailures(), s.loginGuardWindowMs(), s.loginGuardAddresses(), System::nanoTime));
-        return new Security(users, authentication);
+        return new Security(users, authentication, passwords);
+    }
+
+    /** Passwords hashed or verified since start: a remembered credential costs none. */
+    public long passwordHashes() {
+        return passwords.computed();
     }
 
     public Authenticator authenticator() {

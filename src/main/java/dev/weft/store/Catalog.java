@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -41,6 +43,15 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
 
         public Optional<Index> index(String name) {
             return indexes.stream().filter(i -> i.spec().name().equals(name)).findFirst();
+        }
+
+        /**
+         * Whether {@code other} is this collection unchanged: same table, same properties (a
+         * new etag is stamped on every change of them) and the same indexes (ids are never reused).
+         */
+        boolean sameAs(Coll other) {
+            return id == other.id && etag.equals(other.etag)
+                    && indexes.stream().map(Index::id).toList().equals(other.indexes.stream().map(Index::id).toList());
         }
     }
 
@@ -117,6 +128,19 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
             }
         }
         return new Catalog(Collections.unmodifiableMap(dbs), Map.copyOf(colls));
+    }
+
+    /** The collections created, dropped or changed (properties, indexes) from {@code before} to this snapshot. */
+    public Set<Namespace> changedSince(Catalog before) {
+        Set<Namespace> changed = new HashSet<>();
+        before.colls.forEach((ns, old) -> {
+            Coll now = colls.get(ns);
+            if (now == null || !now.sameAs(old)) {
+                changed.add(ns);
+            }
+        });
+        colls.keySet().stream().filter(ns -> !before.colls.containsKey(ns)).forEach(changed::add);
+        return changed;
     }
 
     /** This snapshot without one collection, published before its tables are dropped. */

@@ -222,6 +222,15 @@ public abstract class CatalogStore<T> implements Store {
         return versions.getOrDefault(ns, 0L);
     }
 
+    /**
+     * After a catalog change: a new version for each collection it created, dropped or changed,
+     * and for no other. Bumping every collection would also bump the users collection, and
+     * every remembered login with it: each DDL cost every user a password hash.
+     */
+    protected final void bumpChanged(Catalog before, Catalog after) {
+        after.changedSince(before).forEach(this::bump);
+    }
+
     /** Gives the collection a new version: results cached under an older one are stale. */
     protected final void bump(Namespace ns) {
         versions.put(ns, versionSeq.incrementAndGet());

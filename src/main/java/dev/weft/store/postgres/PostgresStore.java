@@ -159,8 +159,18 @@ public final class PostgresStore extends CatalogStore<Connection> {
 
     // --- catalog cache and notifications -----------------------------------------------------
 
-    /** Loads the catalog in one snapshot, publishes it, and invalidates every cached result. */
-    private synchronized void reload() {
+    /** Loads the catalog in one snapshot and publishes it; the collections it changed get new versions. */
+    private void reload() {
+        reload(false);
+    }
+
+    /**
+     * Loads the catalog in one snapshot and publishes it. {@code everything}: every collection gets
+     * a new version (notifications of document writes may have been missed); otherwise only
+     * those the catalog change created, dropped or changed, so that a DDL elsewhere leaves the
+     * users collection's version, and every remembered login, alone.
+     */
+    private synchronized void reload(boolean everything) {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
@@ -177,10 +187,15 @@ public final class PostgresStore extends CatalogStore<Connection> {
             Catalog before = catalog;
             catalog = fresh;
             planned = new Planned(fresh, Map.copyOf(g));
-            if (before != null) {
-                before.colls().keySet().forEach(this::bump);
+            if (before == null) {
+                return; // the first load: nothing is cached yet
             }
-            fresh.colls().keySet().forEach(this::bump);
+            if (everything) {
+                before.colls().keySet().forEach(this::bump);
+                fresh.colls().keySet().forEach(this::bump);
+            } else {
+                bumpChanged(before, fresh);
+            }
         } catch (SQLException e) {
             throw unavailable("cannot load the catalog", e);
         }
@@ -198,7 +213,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + channel);
                 }
-                reload();
+                reload(true);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
                     PGNotification[] notes = pg.getNotifications(250);

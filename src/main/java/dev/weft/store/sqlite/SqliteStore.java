@@ -535,12 +535,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
             throw new IllegalStateException("cannot reload the catalog", e);
         }
         catalogGeneration.incrementAndGet();
-        for (Namespace ns : before.colls().keySet()) {
-            bump(ns);
-        }
-        for (Namespace ns : catalog.colls().keySet()) {
-            bump(ns);
-        }
+        bumpChanged(before, catalog);
     }
 
     // --- for tests -----------------------------------------------------------------------

@@ -1,0 +1,60 @@
+package dev.weft.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A remembered login survives catalog changes (databases, collections, indexes): only a change
+ * to a user invalidates it. Hashes are observed through {@code weft_password_hashes_total}.
+ */
+class LoginsAcrossCatalogChangesTest {
+    private static final Pattern HASHES = Pattern.compile("\nweft_password_hashes_total (\\d+)\n");
+    static TestServer weft;
+
+    @BeforeAll
+    static void start() throws Exception {
+        weft = new TestServer();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        weft.close();
+    }
+
+    static long hashes() throws Exception {
+        Matcher m = HASHES.matcher(weft.get("/metrics").body());
+        assertThat(m.find()).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void catalogChangesReHashNoLoginWhileAPasswordChangeEndsTheOldOneAtOnce() throws Exception {
+        assertThat(weft.post("/weft/users", "{\"_id\":\"bob\",\"password\":\"bob-Password-12\",\"roles\":[\"user\"]}")
+                .statusCode()).isEqualTo(201);
+        String bob = TestServer.basic("bob", "bob-Password-12");
+        assertThat(weft.get("/", "Authorization", bob).statusCode()).isEqualTo(403); // known, no rule: remembered
+        long before = hashes();
+
+        assertThat(weft.put("/ddl", null).statusCode()).isEqualTo(201);
+        assertThat(weft.put("/ddl/c", null).statusCode()).isEqualTo(201);
+        assertThat(weft.put("/ddl/c", "{\"x\":1}").statusCode()).isEqualTo(200);
+        assertThat(weft.put("/ddl/c/_indexes/byA", "{\"keys\":{\"a\":1}}").statusCode()).isEqualTo(201);
+        assertThat(weft.put("/ddl/d", null).statusCode()).isEqualTo(201);
+        String dEtag = weft.put("/ddl/d", "{\"y\":1}").headers().firstValue("ETag").orElseThrow();
+        assertThat(weft.delete("/ddl/d", "If-Match", dEtag).statusCode()).isEqualTo(204);
+        assertThat(weft.get("/", "Authorization", bob).statusCode()).isEqualTo(403);
+        assertThat(weft.get("/").statusCode()).isEqualTo(200);
+        assertThat(hashes()).as("hashes after seven catalog changes, by the admin, and bob's next request").isEqualTo(before);
+
+        HttpResponse<String> changed = weft.patch("/weft/users/bob", "{\"password\":\"bob-Password-34\"}");
+        assertThat(changed.statusCode()).as(changed.body()).isEqualTo(200);
+        assertThat(weft.get("/", "Authorization", bob).statusCode()).isEqualTo(401);
+        assertThat(weft.get("/", "Authorization", TestServer.basic("bob", "bob-Password-34")).statusCode()).isEqualTo(403);
+    }
+}
