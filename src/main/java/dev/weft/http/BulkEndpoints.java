@@ -12,8 +12,11 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code PATCH|DELETE /{db}/{coll}/*?filter=}: update or delete every match in one transaction.
  * The filter is required, as in RESTHeart, so that a bare {@code /*} never wipes a collection by
- * accident; {@code filter={}} says "all" on purpose. Under a permission, only documents inside
- * both its read and write filter match, and the update may not name a protected field.
+ * accident; {@code filter={}} says "all" on purpose. Under a permission, each needs its switch
+ * ({@code allowBulkPatch}, {@code allowBulkDelete}), only documents inside both its read and write
+ * filter match, the update may not name a protected field, and every document it leaves behind is
+ * checked inside the write ({@link UpdateCheck}): one that would leave the write filter or change
+ * a protected value refuses the whole request, and nothing is changed.
  */
 final class BulkEndpoints {
     private final Api api;
@@ -23,17 +26,21 @@ final class BulkEndpoints {
     }
 
     void patch(Exchange ex) {
+        ex.permission().admitBulkPatch();
         Namespace ns = api.namespace(ex);
         Filter filter = requiredFilter(ex, ns);
         ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        ex.permission().admitUpdate(body); // first: a protected path is 403 even where the update is unsupported
         Update update = Update.parse(body, api.limits());
-        ex.permission().admitUpdate(body);
         api.existingCollection(ns);
-        WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update), api.durability(ex, ns));
-        answer(ex, result, "modified");
+        UpdateCheck check = UpdateCheck.of(api, ex, ns);
+        WriteResult result = api.store().write(new WriteOp.UpdateMany(ns, filter, update, check.forOp()),
+                api.durability(ex, ns));
+        answer(ex, check.answer(result), "modified");
     }
 
     void delete(Exchange ex) {
+        ex.permission().admitBulkDelete();
         Namespace ns = api.namespace(ex);
         Filter filter = requiredFilter(ex, ns);
         api.existingCollection(ns);

@@ -1,6 +1,5 @@
 package dev.weft.http;
 
-import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Projection;
 import dev.weft.query.Update;
@@ -112,19 +111,13 @@ final class DocumentEndpoints {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
         ObjectNode body = api.policy(ns).update(api.objectBody(ex));
+        ex.permission().admitUpdate(body); // first: a protected path is 403 even where the update is unsupported
         Update update = Update.parse(body, api.limits());
-        ex.permission().admitUpdate(body);
         api.existingCollection(ns);
-        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE), (stored, mode, ifMatch) -> {
-            if (ex.permission().restrictsWrites()) {
-                // The document the update leaves behind must stay inside the write filter.
-                ObjectNode after = stored.map(ObjectNode::deepCopy).orElseGet(() -> Json.NODES.objectNode().set("_id", id));
-                update.apply(after, stored.isEmpty());
-                ex.permission().admitResult(after);
-            }
-            return new WriteOp.UpdateOne(ns, id, update, mode, ifMatch);
-        });
-        Api.answerWrite(ex, result, Optional.of(ex.path()));
+        UpdateCheck check = UpdateCheck.of(api, ex, ns);
+        var result = GuardedWrite.write(api, ex, ns, id, WriteModes.parse(ex, WriteOp.WriteMode.UPDATE),
+                (stored, mode, ifMatch) -> new WriteOp.UpdateOne(ns, id, update, mode, ifMatch, check.forOp()));
+        Api.answerWrite(ex, check.answer(result), Optional.of(ex.path()));
     }
 
     void delete(Exchange ex) {

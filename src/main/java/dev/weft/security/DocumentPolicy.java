@@ -8,7 +8,7 @@ import tools.jackson.databind.node.ObjectNode;
  * What a collection requires of documents where they enter and leave through the API, so that
  * special collections (the users collection: passwords hashed on the way in, never out) keep
  * their rules in one class instead of {@code if}s in every endpoint. The http layer calls it at
- * every entry (insert, replace, update, bulk update, ndjson ingest), every exit (document, list,
+ * every entry (insert, replace, update and its result, bulk update, ndjson ingest), every exit (document, list,
  * export; change events use {@link #readable(ObjectNode)}) and on every query parameter.
  * Ordinary collections get {@link #NONE}, which changes nothing and costs nothing.
  */
@@ -23,6 +23,20 @@ public interface DocumentPolicy {
     default ObjectNode update(ObjectNode body) {
         return body;
     }
+
+    /**
+     * Whether {@link #updated} checks anything: only then do updates hand it the document they
+     * leave behind.
+     */
+    default boolean checksUpdates() {
+        return false;
+    }
+
+    /**
+     * The document an update (PATCH, bulk PATCH) leaves behind, inside the write, before it is
+     * stored; throws a {@link dev.weft.core.WeftException} to refuse the update.
+     */
+    default void updated(ObjectNode document) {}
 
     /** Stored bytes as a client may see them. */
     default byte[] readable(byte[] stored) {

@@ -114,7 +114,25 @@ final class JwtVerifier {
         } catch (BadJOSEException | JOSEException e) {
             throw unauthorized(e.getMessage());
         }
-        return new Principal(claims.getSubject(), roles(claims.getClaim(rolesClaim)));
+        return new Principal(subject(token), roles(claims.getClaim(rolesClaim)));
+    }
+
+    /**
+     * The user a (verified) token names: a non-blank string, as written in the payload (the
+     * claims set turns a numeric {@code sub} into a string). A null or empty {@code sub} would be
+     * a user with no name, which is how the anonymous principal looks to {@code @user._id}.
+     */
+    private static String subject(String token) {
+        Object sub;
+        try {
+            sub = com.nimbusds.jose.JWSObject.parse(token).getPayload().toJSONObject().get("sub");
+        } catch (ParseException e) {
+            throw unauthorized("it is not a JWT");
+        }
+        if (sub instanceof String name && !name.isBlank()) {
+            return name;
+        }
+        throw unauthorized("sub must be a non-empty string");
     }
 
     private static Set<String> roles(Object claim) {

@@ -15,8 +15,10 @@ import tools.jackson.databind.node.ObjectNode;
  * plans. Each endpoint applies a permission in one place: reads narrow their filter with
  * {@link #narrowRead} and project with {@link #projection}; single-document writes check the
  * stored document with {@link #admitStored} and the new one with {@link #admitDocument} or
- * {@link #admitUpdate}/{@link #admitResult}; bulk writes match with {@link #narrowWrite};
- * database, collection and index changes call {@link #admitManagement}.
+ * {@link #admitUpdate} (the body) and {@link #admitUpdated} (each document an update leaves
+ * behind, checked inside the write); bulk writes match with {@link #narrowWrite} and need
+ * {@link #admitBulkPatch}/{@link #admitBulkDelete}; a {@code wm} parameter needs
+ * {@link #admitWriteMode}; database, collection and index changes call {@link #admitManagement}.
  *
  * <p>Invariants: a permission is immutable and built for one principal (its filters already hold
  * the principal's variables); {@link #ALL} restricts nothing; {@link #cacheKey} is equal for two
@@ -26,7 +28,21 @@ import tools.jackson.databind.node.ObjectNode;
 public final class Permission {
     /** Everything, for the built-in {@code admin} role and for servers without security. */
     public static final Permission ALL = new Permission(false, Optional.empty(), Optional.empty(), Optional.empty(),
-            List.of(), Optional.empty(), true, "");
+            List.of(), Optional.empty(), Allowances.ALL, "");
+
+    /**
+     * RESTHeart's switches for what a rule allows beyond single-document reads and writes, each
+     * false unless the rule says so.
+     *
+     * @param management database, collection and index changes ({@code allowManagementRequests})
+     * @param bulkPatch  {@code PATCH /db/coll/*} ({@code allowBulkPatch})
+     * @param bulkDelete {@code DELETE /db/coll/*} ({@code allowBulkDelete})
+     * @param writeMode  the {@code wm} query parameter ({@code allowWriteMode})
+     */
+    public record Allowances(boolean management, boolean bulkPatch, boolean bulkDelete, boolean writeMode) {
+        public static final Allowances NONE = new Allowances(false, false, false, false);
+        public static final Allowances ALL = new Allowances(true, true, true, true);
+    }
 
     private final boolean anonymous;
     private final Optional<Filter> read;
@@ -34,7 +50,7 @@ public final class Permission {
     private final Optional<Projection> projection;
     private final List<String> protectedFields;
     private final Optional<ObjectNode> merge;
-    private final boolean management;
+    private final Allowances allows;
     private final String cacheKey;
 
     /**
@@ -44,18 +60,18 @@ public final class Permission {
      * @param projection      applied last to every document a read returns
      * @param protectedFields dotted paths a write may not set or change
      * @param merge           fields set on every document written whole (after the protected check)
-     * @param management      whether database, collection and index changes are allowed
+     * @param allows          the bulk, write-mode and management switches
      * @param cacheKey        the normalized text of {@code read} and {@code projection}
      */
     public Permission(boolean anonymous, Optional<Filter> read, Optional<Filter> write, Optional<Projection> projection,
-                      List<String> protectedFields, Optional<ObjectNode> merge, boolean management, String cacheKey) {
+                      List<String> protectedFields, Optional<ObjectNode> merge, Allowances allows, String cacheKey) {
         this.anonymous = anonymous;
         this.read = read;
         this.write = write;
         this.projection = projection;
         this.protectedFields = List.copyOf(protectedFields);
         this.merge = merge;
-        this.management = management;
+        this.allows = allows;
         this.cacheKey = cacheKey;
     }
 
@@ -166,12 +182,11 @@ public final class Permission {
             }
         }
         for (String field : protectedFields) {
-            JsonNode given = at(document, field);
-            JsonNode allowed = base == null ? null : at(base, field);
-            boolean clientChanges = given != null && !given.equals(allowed);
-            boolean resultChanges = !java.util.Objects.equals(at(result, field), allowed);
-            if (clientChanges || resultChanges) {
-                throw denied("field " + field + " is protected: a write may not set or change it");
+            Map<String, JsonNode> given = ProtectedPaths.reached(document, field);
+            Map<String, JsonNode> allowed = ProtectedPaths.reached(base, field);
+            boolean clientChanges = !given.isEmpty() && !ProtectedPaths.same(given, allowed);
+            if (clientChanges || !ProtectedPaths.same(ProtectedPaths.reached(result, field), allowed)) {
+                throw protectedField(field);
             }
         }
         admitResult(result);
@@ -186,11 +201,32 @@ public final class Permission {
     }
 
     /**
+     * What an update did to one document ({@code before} null when it creates it): no protected
+     * path may reach other values than before, and the result must match the write filter.
+     * Called inside the write, for every document a single or bulk PATCH changes.
+     */
+    public void admitUpdated(JsonNode before, JsonNode after) {
+        for (String field : protectedFields) {
+            if (ProtectedPaths.differ(before, after, field)) {
+                throw protectedField(field);
+            }
+        }
+        admitResult(after);
+    }
+
+    private WeftException protectedField(String field) {
+        return denied("field " + field + " is protected: a write may not set or change it");
+    }
+
+    /**
      * A PATCH body may not name a protected field, or a parent or child of one, in any operator
-     * (a plain object is {@code $set} of its fields; {@code $rename} names two paths).
+     * (a plain object is {@code $set} of its fields; {@code $rename} names two paths; array
+     * indexes and positional operators do not count, so {@code items.$[].price} is
+     * {@code items.price}); nor may it read a field {@code projectResponse} hides into another
+     * place ({@code $rename} from it, or from one of its parents).
      */
     public void admitUpdate(JsonNode body) {
-        if (protectedFields.isEmpty() || !body.isObject()) {
+        if ((protectedFields.isEmpty() && projection.isEmpty()) || !body.isObject()) {
             return;
         }
         for (Map.Entry<String, JsonNode> op : body.properties()) {
@@ -201,8 +237,11 @@ public final class Permission {
             if (op.getValue().isObject()) {
                 for (Map.Entry<String, JsonNode> target : op.getValue().properties()) {
                     checkUpdatePath(target.getKey());
-                    if (op.getKey().equals("$rename") && target.getValue().isString()) {
-                        checkUpdatePath(target.getValue().asString());
+                    if (op.getKey().equals("$rename")) {
+                        checkShown("$rename", target.getKey());
+                        if (target.getValue().isString()) {
+                            checkUpdatePath(target.getValue().asString());
+                        }
                     }
                 }
             }
@@ -210,29 +249,35 @@ public final class Permission {
     }
 
     private void checkUpdatePath(String path) {
-        for (String field : protectedFields) {
-            if (path.equals(field) || path.startsWith(field + ".") || field.startsWith(path + ".")) {
-                throw denied("field " + field + " is protected: a write may not set or change it");
-            }
+        String field = ProtectedPaths.overlapped(path, protectedFields);
+        if (field != null) {
+            throw protectedField(field);
         }
+    }
+
+    /** Bulk PATCH needs {@code allowBulkPatch}. */
+    public void admitBulkPatch() {
+        require(allows.bulkPatch(), "bulk PATCH (allowBulkPatch)");
+    }
+
+    /** Bulk DELETE needs {@code allowBulkDelete}. */
+    public void admitBulkDelete() {
+        require(allows.bulkDelete(), "bulk DELETE (allowBulkDelete)");
+    }
+
+    /** The {@code wm} query parameter needs {@code allowWriteMode}. */
+    public void admitWriteMode() {
+        require(allows.writeMode(), "the wm parameter (allowWriteMode)");
     }
 
     /** Creating or dropping databases, collections and indexes needs {@code allowManagementRequests}. */
     public void admitManagement() {
-        if (!management) {
-            throw denied("this rule does not allow database, collection or index changes (allowManagementRequests)");
-        }
+        require(allows.management(), "database, collection or index changes (allowManagementRequests)");
     }
 
-    /** The value at a dotted path through objects, or null when absent. */
-    private static JsonNode at(JsonNode doc, String path) {
-        JsonNode node = doc;
-        for (String part : path.split("\\.")) {
-            if (node == null || !node.isObject()) {
-                return null;
-            }
-            node = node.get(part);
+    private void require(boolean allowed, String what) {
+        if (!allowed) {
+            throw denied("this rule does not allow " + what);
         }
-        return node;
     }
 }

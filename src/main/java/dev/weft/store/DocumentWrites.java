@@ -5,7 +5,6 @@ import dev.weft.core.ObjectIds;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
-import dev.weft.query.Update;
 import dev.weft.query.UpdateDescription;
 import dev.weft.store.ChangeEvent.Operation;
 import dev.weft.store.WriteOp.WriteMode;
@@ -84,7 +83,7 @@ public abstract class DocumentWrites<T, C> {
             case WriteOp.Replace r -> replace(tx, coll, r, events);
             case WriteOp.UpdateOne u -> updateOne(tx, coll, u, events);
             case WriteOp.DeleteOne d -> deleteOne(tx, coll, d, events);
-            case WriteOp.UpdateMany u -> updateMany(tx, coll, u.filter(), u.update(), events);
+            case WriteOp.UpdateMany u -> updateMany(tx, coll, u, events);
             case WriteOp.DeleteMany d -> deleteMany(tx, coll, d.filter(), events);
         };
     }
@@ -146,6 +145,7 @@ public abstract class DocumentWrites<T, C> {
         }
         UpdateDescription description = op.update().apply(doc, old == null);
         keepId(doc, op.id());
+        op.check().admit(old, doc);
         return save(tx, coll, old, doc, Operation.UPDATE, description, events);
     }
 
@@ -179,8 +179,9 @@ public abstract class DocumentWrites<T, C> {
         return WriteResult.done(Outcome.DELETED, 1, null);
     }
 
-    private WriteResult updateMany(T tx, C coll, Filter filter, Update update, List<ChangeEvent> events)
+    private WriteResult updateMany(T tx, C coll, WriteOp.UpdateMany op, List<ChangeEvent> events)
             throws SQLException {
+        Filter filter = op.filter();
         long n = 0;
         for (byte[] id : matchingIds(tx, coll, filter)) {
             ObjectNode old = load(tx, coll, id);
@@ -188,8 +189,9 @@ public abstract class DocumentWrites<T, C> {
                 continue; // changed by a concurrent writer (stores with several writers) since it matched
             }
             ObjectNode doc = old.deepCopy();
-            UpdateDescription description = update.apply(doc, false);
+            UpdateDescription description = op.update().apply(doc, false);
             keepId(doc, old.get("_id"));
+            op.check().admit(old, doc);
             stamp(doc);
             byte[] body = json.bytes(doc);
             rewrite(tx, coll, old, doc, body);

@@ -32,13 +32,34 @@ public sealed interface WriteOp {
      */
     record Replace(Namespace ns, ObjectNode document, WriteMode mode, Optional<String> ifMatch) implements WriteOp {}
 
+    /**
+     * A check of what an update leaves behind, run inside the write for each document it changes
+     * ({@code before} null when the update creates it): it throws a
+     * {@link dev.weft.core.WeftException} to refuse, which fails the whole op and changes nothing.
+     */
+    @FunctionalInterface
+    interface ResultCheck {
+        ResultCheck NONE = (before, after) -> {};
+
+        void admit(ObjectNode before, ObjectNode after);
+    }
+
     /** Apply update operators to the document with {@code id}. */
-    record UpdateOne(Namespace ns, JsonNode id, Update update, WriteMode mode, Optional<String> ifMatch) implements WriteOp {}
+    record UpdateOne(Namespace ns, JsonNode id, Update update, WriteMode mode, Optional<String> ifMatch, ResultCheck check)
+            implements WriteOp {
+        public UpdateOne(Namespace ns, JsonNode id, Update update, WriteMode mode, Optional<String> ifMatch) {
+            this(ns, id, update, mode, ifMatch, ResultCheck.NONE);
+        }
+    }
 
     record DeleteOne(Namespace ns, JsonNode id, Optional<String> ifMatch) implements WriteOp {}
 
-    /** Bulk PATCH on {@code /db/coll/*?filter=}. */
-    record UpdateMany(Namespace ns, Filter filter, Update update) implements WriteOp {}
+    /** Bulk PATCH on {@code /db/coll/*?filter=}: all or nothing when {@code check} refuses a document. */
+    record UpdateMany(Namespace ns, Filter filter, Update update, ResultCheck check) implements WriteOp {
+        public UpdateMany(Namespace ns, Filter filter, Update update) {
+            this(ns, filter, update, ResultCheck.NONE);
+        }
+    }
 
     /** Bulk DELETE on {@code /db/coll/*?filter=}. */
     record DeleteMany(Namespace ns, Filter filter) implements WriteOp {}

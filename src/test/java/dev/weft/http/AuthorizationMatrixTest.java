@@ -63,7 +63,8 @@ class AuthorizationMatrixTest {
                  {"_id":"notes-write","roles":["user"],"priority":10,
                   "predicate":"path-prefix('/db/notes') and not method(GET)",
                   "readFilter":{"owner":"@user._id"},"writeFilter":{"owner":"@user._id"},
-                  "protectedFields":["owner"],"mergeRequest":{"owner":"@user._id"}}]""");
+                  "protectedFields":["owner"],"mergeRequest":{"owner":"@user._id"},
+                  "allowBulkPatch":true,"allowBulkDelete":true,"allowWriteMode":true}]""");
     }
 
     @AfterAll

@@ -120,6 +120,27 @@ class JwtTest {
         assertThat(status(hs, "not.a.jwt")).isEqualTo(401);
     }
 
+    /** A validly signed HS256 token whose claims are exactly {@code claimsJson}. */
+    static String hs256Raw(String claimsJson) throws Exception {
+        com.nimbusds.jose.JWSObject jws = new com.nimbusds.jose.JWSObject(new JWSHeader(JWSAlgorithm.HS256),
+                new com.nimbusds.jose.Payload(claimsJson));
+        jws.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+        return jws.serialize();
+    }
+
+    @Test
+    void aSubjectThatNamesNobodyIs401() throws Exception {
+        long exp = System.currentTimeMillis() / 1000 + 60;
+        String rest = ",\"iss\":\"" + ISSUER + "\",\"aud\":\"" + AUDIENCE + "\",\"exp\":" + exp + ",\"roles\":[\"user\"]}";
+        assertThat(status(hs, hs256Raw("{\"sub\":\"jwt-user\"" + rest))).as("control").isEqualTo(200);
+        for (String sub : List.of("\"sub\":null", "\"sub\":\"\"", "\"sub\":\"  \"", "\"sub\":42", "\"sub\":[\"a\"]",
+                "\"nosub\":1")) {
+            HttpResponse<String> r = hs.get("/db/c", "Authorization", "Bearer " + hs256Raw("{" + sub + rest));
+            assertThat(r.statusCode()).as(sub + ": " + r.body()).isEqualTo(401);
+            assertThat(r.body()).as(sub).contains("invalid bearer token");
+        }
+    }
+
     @Test
     void algNoneIsRefused() throws Exception {
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();

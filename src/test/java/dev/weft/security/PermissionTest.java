@@ -26,7 +26,7 @@ class PermissionTest {
 
     private static final Permission OWNER = new Permission(false, Optional.of(f("{\"owner\":\"alice\"}")),
             Optional.of(f("{\"owner\":\"alice\"}")), Optional.empty(), List.of("owner", "meta.by"),
-            Optional.empty(), false, "k");
+            Optional.empty(), Permission.Allowances.NONE, "k");
 
 
     @Test
@@ -42,7 +42,7 @@ class PermissionTest {
     @Test
     void storedDocumentsOutsideTheReadFilterAreMissingAndOutsideTheWriteFilterForbidden() {
         Permission readAllWriteOwn = new Permission(false, Optional.empty(), Optional.of(f("{\"owner\":\"alice\"}")),
-                Optional.empty(), List.of(), Optional.empty(), false, "");
+                Optional.empty(), List.of(), Optional.empty(), Permission.Allowances.NONE, "");
         assertThat(status(() -> OWNER.admitStored(o("{\"_id\":1,\"owner\":\"bob\"}")))).isEqualTo(404);
         assertThat(status(() -> readAllWriteOwn.admitStored(o("{\"_id\":1,\"owner\":\"bob\"}")))).isEqualTo(403);
         assertThat(status(() -> readAllWriteOwn.admitStored(o("{\"_id\":1,\"owner\":\"alice\"}")))).isEqualTo(200);
@@ -62,7 +62,7 @@ class PermissionTest {
     @Test
     void newDocumentsMustMatchTheWriteFilter() {
         Permission own = new Permission(false, Optional.empty(), Optional.of(f("{\"owner\":\"alice\"}")),
-                Optional.empty(), List.of(), Optional.empty(), false, "");
+                Optional.empty(), List.of(), Optional.empty(), Permission.Allowances.NONE, "");
         assertThat(status(() -> own.admitDocument(o("{\"owner\":\"bob\"}"), Optional.empty()))).isEqualTo(403);
         assertThat(status(() -> own.admitDocument(o("{\"owner\":\"alice\"}"), Optional.empty()))).isEqualTo(200);
     }
@@ -82,7 +82,7 @@ class PermissionTest {
     @Test
     void mergeRequestSetsFieldsAfterTheProtectedCheck() {
         Permission merge = new Permission(false, Optional.empty(), Optional.of(f("{\"owner\":\"alice\"}")),
-                Optional.empty(), List.of("owner"), Optional.of(o("{\"owner\":\"alice\"}")), false, "");
+                Optional.empty(), List.of("owner"), Optional.of(o("{\"owner\":\"alice\"}")), Permission.Allowances.NONE, "");
         assertThat(JSON.text(merge.admitDocument(o("{\"t\":1}"), Optional.empty()))).isEqualTo("{\"t\":1,\"owner\":\"alice\"}");
         assertThat(status(() -> merge.admitDocument(o("{\"owner\":\"bob\"}"), Optional.empty()))).isEqualTo(403);
         assertThat(status(() -> merge.admitDocument(o("{\"owner\":\"alice\"}"), Optional.empty()))).isEqualTo(200);
@@ -91,7 +91,75 @@ class PermissionTest {
     @Test
     void anonymousDenialsAre401() {
         Permission anon = new Permission(true, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
-                Optional.empty(), false, "");
+                Optional.empty(), Permission.Allowances.NONE, "");
         assertThat(status(anon::admitManagement)).isEqualTo(401);
+    }
+
+    private static final Permission ITEMS = new Permission(false, Optional.empty(), Optional.empty(), Optional.empty(),
+            List.of("owner", "items.price", "meta.approved"), Optional.empty(), Permission.Allowances.NONE, "");
+
+    @Test
+    void updatePathsThroughArraysStillNameTheProtectedField() {
+        for (String body : List.of("{\"$set\":{\"items.0.price\":1}}", "{\"$inc\":{\"items.0.price\":1}}",
+                "{\"$mul\":{\"items.3.price\":0}}", "{\"$set\":{\"items.0\":{\"price\":0}}}",
+                "{\"$set\":{\"items.$[].price\":0}}", "{\"$set\":{\"items.$[x].price\":0}}",
+                "{\"$set\":{\"items.$.price\":0}}", "{\"$push\":{\"items\":{\"price\":0}}}",
+                "{\"$set\":{\"meta.0.approved\":true}}")) {
+            assertThat(status(() -> ITEMS.admitUpdate(o(body)))).as(body).isEqualTo(403);
+        }
+        assertThat(status(() -> ITEMS.admitUpdate(o("{\"$set\":{\"items.0.qty\":2}}")))).isEqualTo(200);
+    }
+
+    @Test
+    void documentsMayNotCreateProtectedValuesInsideArrays() {
+        assertThatThrownBy(() -> ITEMS.admitDocument(o("{\"meta\":[{\"approved\":true}]}"), Optional.empty()))
+                .hasMessageContaining("meta.approved");
+        JsonNode stored = o("{\"_id\":1,\"items\":[{\"price\":5}]}");
+        assertThat(status(() -> ITEMS.admitDocument(o("{\"_id\":1,\"items\":[{\"price\":0}]}"), Optional.of(stored))))
+                .isEqualTo(403);
+        assertThat(status(() -> ITEMS.admitDocument(o("{\"_id\":1,\"items\":[{\"price\":5,\"qty\":1}]}"),
+                Optional.of(stored)))).isEqualTo(200);
+    }
+
+    @Test
+    void anUpdateResultIsComparedWithTheStoredDocument() {
+        ObjectNode before = o("{\"_id\":1,\"items\":[{\"price\":5},{\"qty\":1}]}");
+        assertThat(status(() -> ITEMS.admitUpdated(before, o("{\"_id\":1,\"items\":[{\"price\":5},{\"qty\":2}]}"))))
+                .isEqualTo(200);
+        assertThat(status(() -> ITEMS.admitUpdated(before, o("{\"_id\":1,\"items\":[{\"price\":6},{\"qty\":1}]}"))))
+                .isEqualTo(403);
+        assertThat(status(() -> ITEMS.admitUpdated(before, o("{\"_id\":1,\"items\":[{\"qty\":1},{\"price\":5}]}"))))
+                .as("a value moved to another element").isEqualTo(403);
+        assertThat(status(() -> ITEMS.admitUpdated(null, o("{\"_id\":1,\"meta\":[{\"approved\":true}]}"))))
+                .as("created by an upsert").isEqualTo(403);
+        assertThat(status(() -> OWNER.admitUpdated(o("{\"_id\":1,\"owner\":\"alice\"}"), o("{\"_id\":1,\"owner\":\"bob\"}"))))
+                .isEqualTo(403);
+    }
+
+    @Test
+    void renamingAHiddenFieldOrItsParentIsRefused() {
+        Permission hides = new Permission(false, Optional.empty(), Optional.empty(),
+                Optional.of(dev.weft.query.Projection.parse(o("{\"secret\":0,\"a.hidden\":0}"))), List.of(),
+                Optional.empty(), Permission.Allowances.NONE, "");
+        for (String body : List.of("{\"$rename\":{\"secret\":\"shown\"}}", "{\"$rename\":{\"a\":\"b\"}}",
+                "{\"$rename\":{\"a.hidden\":\"b\"}}")) {
+            assertThatThrownBy(() -> hides.admitUpdate(o(body))).as(body).hasMessageContaining("projectResponse");
+        }
+        assertThat(status(() -> hides.admitUpdate(o("{\"$rename\":{\"text\":\"body\"}}")))).isEqualTo(200);
+    }
+
+    @Test
+    void bulkWritesAndWriteModesNeedTheirSwitches() {
+        assertThat(status(OWNER::admitBulkPatch)).isEqualTo(403);
+        assertThat(status(OWNER::admitBulkDelete)).isEqualTo(403);
+        assertThat(status(OWNER::admitWriteMode)).isEqualTo(403);
+        Permission all = new Permission(false, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
+                Optional.empty(), new Permission.Allowances(false, true, true, true), "");
+        assertThat(status(all::admitBulkPatch)).isEqualTo(200);
+        assertThat(status(all::admitBulkDelete)).isEqualTo(200);
+        assertThat(status(all::admitWriteMode)).isEqualTo(200);
+        assertThat(status(all::admitManagement)).isEqualTo(403);
+        Permission.ALL.admitBulkPatch();
+        Permission.ALL.admitWriteMode();
     }
 }

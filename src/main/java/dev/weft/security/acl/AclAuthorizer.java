@@ -70,23 +70,33 @@ public final class AclAuthorizer implements Authorizer {
 
     @Override
     public Permission authorize(Principal principal, String method, List<String> segments) {
-        return authorize(principal, method, segments, rules());
+        return builtIn(principal, method, segments).orElseGet(() -> authorize(principal, method, segments, rules()));
     }
 
     /**
-     * A rule written whole (POST, PUT, bulk, ndjson) must compile, else 400 naming the problem;
-     * a rule that a PATCH breaks is still caught at load: logged, and it denies.
+     * A rule written by any path (POST, array, ndjson, PUT, PATCH, bulk PATCH) must compile, else
+     * 400 naming the problem and nothing is stored: for an update, the document it leaves behind.
      */
     @Override
     public DocumentPolicy.Lookup policies() {
         DocumentPolicy rulesMustCompile = new DocumentPolicy() {
             @Override
             public ObjectNode stored(ObjectNode document) {
+                updated(document);
+                return document;
+            }
+
+            @Override
+            public boolean checksUpdates() {
+                return true;
+            }
+
+            @Override
+            public void updated(ObjectNode document) {
                 Rule rule = Rule.compile(document, limits, json);
                 rule.broken().ifPresent(why -> {
                     throw WeftException.badRequest("access rule " + rule.id() + " is invalid: " + why);
                 });
-                return document;
             }
         };
         return target -> target.equals(ns) ? rulesMustCompile : DocumentPolicy.NONE;
@@ -99,21 +109,31 @@ public final class AclAuthorizer implements Authorizer {
             return Optional.empty();
         }
         try {
-            return Optional.of(authorize(principal, method, segments, s.rules()));
+            Optional<Permission> builtIn = builtIn(principal, method, segments);
+            return builtIn.isPresent() ? builtIn : Optional.of(authorize(principal, method, segments, s.rules()));
         } catch (WeftException e) {
             return Optional.empty();
         }
     }
 
-    private Permission authorize(Principal principal, String method, List<String> segments, List<Rule> rules) {
+    /**
+     * Admin and {@code GET /ping}, decided before the rules are even loaded, so that no stored
+     * rule can make them unreachable (the admin must be able to repair the rules).
+     */
+    private static Optional<Permission> builtIn(Principal principal, String method, List<String> segments) {
         boolean anonymous = principal.name().isEmpty();
         if (principal.roles().contains(ADMIN_ROLE) && !anonymous) {
-            return Permission.ALL;
+            return Optional.of(Permission.ALL);
         }
         if (method.equals("GET") && segments.size() == 1 && segments.getFirst().equals("ping")) {
-            return new Permission(anonymous, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
-                    Optional.empty(), false, "");
+            return Optional.of(new Permission(anonymous, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
+                    Optional.empty(), Permission.Allowances.NONE, ""));
         }
+        return Optional.empty();
+    }
+
+    private Permission authorize(Principal principal, String method, List<String> segments, List<Rule> rules) {
+        boolean anonymous = principal.name().isEmpty();
         RequestPredicate.Subject subject = new RequestPredicate.Subject(method, segments, principal);
         for (Rule rule : rules) {
             if (rule.appliesTo(principal) && rule.predicate().test(subject)) {
@@ -147,11 +167,17 @@ public final class AclAuthorizer implements Authorizer {
         List<Rule> rules = new ArrayList<>();
         try {
             store.find(ns, new FindQuery(Filter.all(), Sort.ID_DESCENDING, 0, Long.MAX_VALUE, Optional.empty()), doc -> {
-                ObjectNode rule = json.parseObject(doc.json(), "access rule");
-                Rule compiled = Rule.compile(rule, limits, json);
-                compiled.broken().ifPresent(why -> LOG.error("access rule {} is invalid and denies every request it "
-                        + "could match for roles {}: {}", compiled.id(), compiled.roles(), why));
-                rules.add(compiled);
+                Rule compiled;
+                try {
+                    compiled = Rule.compile(json.parseObject(doc.json(), "access rule"), limits, json);
+                } catch (RuntimeException unreadable) {
+                    compiled = Rule.broken("?", java.util.Set.of(), Integer.MIN_VALUE, "not a JSON object: "
+                            + unreadable.getMessage());
+                }
+                Rule rule = compiled;
+                rule.broken().ifPresent(why -> LOG.error("access rule {} is invalid and denies every request it "
+                        + "could match for roles {}: {}", rule.id(), rule.roles(), why));
+                rules.add(rule);
             });
         } catch (WeftException e) {
             LOG.warn("access rules not loaded ({}): only admin and GET /ping are allowed", e.getMessage());

@@ -1,0 +1,81 @@
+package dev.weft.security.acl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import dev.weft.query.QueryLimits;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What a rule document may hold: anything else compiles to a broken rule saying why (400 when written). */
+class RuleTest {
+    private static final Json JSON = Json.standard();
+    private static final QueryLimits LIMITS = new QueryLimits(1000, 50);
+
+    private static Rule compile(String json) {
+        return Rule.compile(JSON.parse(json.getBytes(), "rule"), LIMITS, JSON);
+    }
+
+    private static Optional<String> why(String json) {
+        return compile(json).broken();
+    }
+
+    private static final String HEAD = "\"_id\":\"r\",\"roles\":[\"user\"],\"predicate\":\"method(GET)\"";
+
+    @Test
+    void valuesARuleCannotHoldAreRefusedNeverThrown() {
+        List<String> bad = List.of(
+                "{" + HEAD + ",\"protectedFields\":[{\"a\":1}]}",
+                "{" + HEAD + ",\"protectedFields\":[null]}",
+                "{" + HEAD + ",\"protectedFields\":[\"\"]}",
+                "{" + HEAD + ",\"protectedFields\":[\"a..b\"]}",
+                "{" + HEAD + ",\"priority\":1e300}",
+                "{" + HEAD + ",\"priority\":1.5}",
+                "{" + HEAD + ",\"priority\":\"1\"}",
+                "{\"_id\":\"r\",\"roles\":[1,null],\"predicate\":\"method(GET)\"}",
+                "{\"_id\":\"r\",\"roles\":[\"\"],\"predicate\":\"method(GET)\"}",
+                "{\"_id\":\"r\",\"roles\":{\"a\":1},\"predicate\":\"method(GET)\"}",
+                "{\"_id\":\"r\",\"predicate\":\"method(GET)\"}",
+                "{" + HEAD + ",\"allowBulkPatch\":\"yes\"}",
+                "{" + HEAD + ",\"mongo\":{\"allowWriteMode\":1}}",
+                "{" + HEAD + ",\"mongo\":[1]}");
+        for (String rule : bad) {
+            assertThat(why(rule)).as(rule).isPresent();
+        }
+    }
+
+    @Test
+    void unknownFieldsAndRestHeartEscapesAreRefused() {
+        assertThat(why("{" + HEAD + ",\"readFiltre\":{\"a\":1}}")).hasValueSatisfying(w -> assertThat(w).contains("readFiltre"));
+        assertThat(why("{" + HEAD + ",\"mongo\":{\"hiddenProps\":[\"a\"]}}")).hasValueSatisfying(w -> assertThat(w).contains("mongo.hiddenProps"));
+        assertThat(why("{" + HEAD + ",\"readFilter\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
+        assertThat(why("{" + HEAD + ",\"mongo\":{\"writeFilter\":{\"_$or\":[{\"a\":1}]}}}")).isPresent();
+        assertThat(why("{" + HEAD + ",\"readFilter\":{\"a\":1},\"mongo\":{\"writeFilter\":{\"a\":1}}}"))
+                .hasValueSatisfying(w -> assertThat(w).contains("both"));
+    }
+
+    @Test
+    void restHeartRulesCompileWithTheirFlags() {
+        Rule rule = compile("""
+                {"_id":"r","roles":["user"],"predicate":"path-prefix('/db')","priority":5,"description":"d",
+                 "mongo":{"readFilter":{"$or":[{"status":"public"},{"author":"@user._id"}]},
+                          "writeFilter":{"author":"@user._id"},"mergeRequest":{"author":"@user._id"},
+                          "projectResponse":{"log":0},"protectedProps":["author"],
+                          "allowManagementRequests":false,"allowBulkPatch":true,"allowBulkDelete":null,
+                          "allowWriteMode":true}}""");
+        assertThat(rule.broken()).isEmpty();
+        assertThat(rule.allows()).isEqualTo(new dev.weft.security.Permission.Allowances(false, true, false, true));
+        assertThat(compile("{" + HEAD + ",\"allowBulkDelete\":true}").allows().bulkDelete()).isTrue();
+        assertThat(compile("{" + HEAD + "}").allows()).isEqualTo(dev.weft.security.Permission.Allowances.NONE);
+    }
+
+    @Test
+    void aBrokenRuleKeepsTheRolesItCanReadAndAnUnreadablePriorityComesFirst() {
+        Rule rule = compile("{\"_id\":\"r\",\"roles\":[\"user\",1],\"predicate\":\"method(GET)\",\"priority\":1e300}");
+        assertThat(rule.broken()).isPresent();
+        assertThat(rule.roles()).containsExactly("user");
+        assertThat(rule.priority()).isEqualTo(Integer.MIN_VALUE);
+        assertThat(compile("{" + HEAD + ",\"priority\":7,\"protectedFields\":[1]}").priority()).isEqualTo(7);
+    }
+}
