@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.core.Json;
 import dev.weft.query.Filter;
+import dev.weft.query.Projection;
 import dev.weft.query.QueryLimits;
 import java.util.List;
 import java.util.Optional;
@@ -139,7 +140,7 @@ class PermissionTest {
     @Test
     void renamingAHiddenFieldOrItsParentIsRefused() {
         Permission hides = new Permission(false, Optional.empty(), Optional.empty(),
-                Optional.of(dev.weft.query.Projection.parse(o("{\"secret\":0,\"a.hidden\":0}"))), List.of(),
+                Optional.of(Projection.parse(o("{\"secret\":0,\"a.hidden\":0}"))), List.of(),
                 Optional.empty(), Permission.Allowances.NONE, "");
         for (String body : List.of("{\"$rename\":{\"secret\":\"shown\"}}", "{\"$rename\":{\"a\":\"b\"}}",
                 "{\"$rename\":{\"a.hidden\":\"b\"}}")) {

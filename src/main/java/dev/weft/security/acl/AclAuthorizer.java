@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -171,7 +172,7 @@ public final class AclAuthorizer implements Authorizer {
                 try {
                     compiled = Rule.compile(json.parseObject(doc.json(), "access rule"), limits, json);
                 } catch (RuntimeException unreadable) {
-                    compiled = Rule.broken("?", java.util.Set.of(), Integer.MIN_VALUE, "not a JSON object: "
+                    compiled = Rule.broken("?", Set.of(), Integer.MIN_VALUE, "not a JSON object: "
                             + unreadable.getMessage());
                 }
                 Rule rule = compiled;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.core.Json;
 import dev.weft.query.QueryLimits;
+import dev.weft.security.Permission;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -65,9 +66,9 @@ class RuleTest {
                           "allowManagementRequests":false,"allowBulkPatch":true,"allowBulkDelete":null,
                           "allowWriteMode":true}}""");
         assertThat(rule.broken()).isEmpty();
-        assertThat(rule.allows()).isEqualTo(new dev.weft.security.Permission.Allowances(false, true, false, true));
+        assertThat(rule.allows()).isEqualTo(new Permission.Allowances(false, true, false, true));
         assertThat(compile("{" + HEAD + ",\"allowBulkDelete\":true}").allows().bulkDelete()).isTrue();
-        assertThat(compile("{" + HEAD + "}").allows()).isEqualTo(dev.weft.security.Permission.Allowances.NONE);
+        assertThat(compile("{" + HEAD + "}").allows()).isEqualTo(Permission.Allowances.NONE);
     }
 
     @Test
