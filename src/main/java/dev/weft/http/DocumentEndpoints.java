@@ -111,6 +111,8 @@ final class DocumentEndpoints {
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
+        DocumentIds.checkWritable(id, api.settings().maxIdBytes()); // wm=upsert may create it
+        api.policy(ns).checkId(id);
         ObjectNode body = api.policy(ns).update(api.objectBody(ex));
         Update update = Update.parse(body, api.limits());
         ex.permission().admitUpdate(body);
