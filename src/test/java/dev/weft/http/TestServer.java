@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -40,6 +41,11 @@ final class TestServer implements AutoCloseable {
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
+        this(UnaryOperator.identity(), extraArgs);
+    }
+
+    /** A server whose requests reach the store through {@code wrap} (a test's fault injector); {@link #store} stays the real one. */
+    TestServer(UnaryOperator<Store> wrap, String... extraArgs) throws Exception {
         data = Files.createTempDirectory("weft-test");
         String[] args = Stream.of(Stream.of("--port", "0", "--data", data.toString(),
                         "--admin-password", ADMIN_PASSWORD, "--bcrypt-cost", "4"),
@@ -47,7 +53,7 @@ final class TestServer implements AutoCloseable {
                 Stream.of(extraArgs)).flatMap(s -> s).toArray(String[]::new);
         settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
-        server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+        server = new WeftServer(settings, wrap.apply(store), Security.open(settings, store, System.out),
                 AclAuthorizer.open(store, settings));
         server.start();
     }
