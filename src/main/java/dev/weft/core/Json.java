@@ -12,8 +12,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON codec of the server, configured once from {@link Settings}: the nesting limit is
- * enforced by the parser itself, so no deep document reaches the evaluator's recursion.
- * Parse failures become a {@link WeftException} 400 naming what was being parsed.
+ * enforced by the parser itself, so no deep document reaches the evaluator's recursion, and
+ * every parsed value is one both stores can hold ({@link Storable}: numbers within a double,
+ * no U+0000 or unpaired surrogate). Parse failures become a {@link WeftException} 400 naming
+ * what was being parsed.
  */
 public final class Json {
     public static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -24,7 +26,7 @@ public final class Json {
         JsonFactory factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxNestingDepth).build())
                 .build();
-        this.mapper = JsonMapper.builder(factory).build();
+        this.mapper = JsonMapper.builder(factory).nodeFactory(new Storable.Numbers()).build();
     }
 
     /** A codec with the default limits, for tests and tools. */
@@ -38,21 +40,35 @@ public final class Json {
 
     /** Parses a JSON text; {@code what} names the input in the 400 message. */
     public JsonNode parse(String text, String what) {
-        return read(() -> mapper.readTree(text), what);
+        return read(() -> mapper.readTree(text), Storable.mayHoldUnstorableStrings(text), what);
     }
 
     public JsonNode parse(byte[] bytes, String what) {
-        return read(() -> mapper.readTree(bytes), what);
+        return read(() -> mapper.readTree(bytes), Storable.mayHoldUnstorableStrings(bytes), what);
+    }
+
+    /** Refuses, with a 400 naming {@code what}, a string that did not come as JSON (a path segment). */
+    public static void checkStorable(String s, String what) {
+        try {
+            Storable.check(s);
+        } catch (Storable.Refused e) {
+            throw WeftException.badRequest(what + " " + e.getMessage());
+        }
     }
 
     /** Runs a Jackson read, turning every way it can fail into a 400 that names the input. */
-    private static JsonNode read(Supplier<JsonNode> reader, String what) {
+    private static JsonNode read(Supplier<JsonNode> reader, boolean checkStrings, String what) {
         try {
             JsonNode node = reader.get();
             if (node == null || node.isMissingNode()) {
                 throw WeftException.badRequest(what + " is empty");
             }
+            if (checkStrings) {
+                Storable.checkStrings(node);
+            }
             return node;
+        } catch (Storable.Refused e) {
+            throw WeftException.badRequest(what + " " + e.getMessage());
         } catch (StreamConstraintsException e) {
             throw WeftException.badRequest(what + " is nested too deeply (limit max-nesting-depth)");
         } catch (JacksonException e) {

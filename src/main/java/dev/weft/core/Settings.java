@@ -24,8 +24,12 @@ import java.util.function.Function;
  * @param maxFilterBytes       largest {@code filter}, {@code sort}, {@code keys} parameter
  * @param defaultPageSize      page size when {@code pagesize} is not given
  * @param maxPageSize          largest {@code pagesize} accepted (400 past it)
- * @param maxRegexLength       longest {@code $regex} pattern accepted; patterns run on RE2J in
- *                             linear time, so length is the only cost bound needed
+ * @param maxRegexLength       longest {@code $regex} pattern accepted
+ * @param maxRegexProgram      largest {@code $regex} program: RE2J runs in time linear in the
+ *                             input but also in the program, which a short pattern of nested
+ *                             counted repetitions makes enormous ({@code ((a{100}){100}){100}})
+ * @param maxIdBytes           longest {@code _id}, in bytes of its JSON text; a created
+ *                             document's URL must fit in a {@code Location} header
  * @param writeQueueLength     writes waiting for the writer before new ones get 503
  * @param writeBatchMax        most writes committed together in one group commit
  * @param sqliteReaders        concurrent SQLite reads; native calls pin carrier threads, so
@@ -81,6 +85,8 @@ public record Settings(
         int defaultPageSize,
         int maxPageSize,
         int maxRegexLength,
+        int maxRegexProgram,
+        int maxIdBytes,
         int writeQueueLength,
         int writeBatchMax,
         int sqliteReaders,
@@ -163,6 +169,8 @@ public record Settings(
                 r.integer("default-page-size", 100, 1, 1_000_000),
                 r.integer("max-page-size", 1000, 1, 1_000_000),
                 r.integer("max-regex-length", 1024, 1, 1 << 20),
+                r.integer("max-regex-program", 10_000, 100, 1_000_000),
+                r.integer("max-id-bytes", 1024, 24, 2048),
                 r.integer("write-queue-length", 100_000, 1, Integer.MAX_VALUE),
                 r.integer("write-batch-max", 2000, 1, 1_000_000),
                 r.integer("sqlite-readers", Math.max(2, Runtime.getRuntime().availableProcessors()), 1, 256),
@@ -258,6 +266,9 @@ public record Settings(
         d.put("default-page-size", "page size when pagesize is not given (100)");
         d.put("max-page-size", "largest pagesize, 400 past it (1000)");
         d.put("max-regex-length", "longest $regex pattern; patterns run in linear time on RE2J (1024)");
+        d.put("max-regex-program", "largest $regex once its repetitions are expanded, in RE2J instructions;"
+                + " match time and memory grow with it (10000)");
+        d.put("max-id-bytes", "longest _id, in bytes of its JSON text; its URL must fit a Location header (1024)");
         d.put("write-queue-length", "writes waiting for the writer before new ones get 503 (100000)");
         d.put("write-batch-max", "most writes committed together in one group commit (2000)");
         d.put("sqlite-readers", "concurrent SQLite reads (max(2, cores))");

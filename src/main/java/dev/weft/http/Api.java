@@ -27,7 +27,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
 
     static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
-                new QueryLimits(settings.maxRegexLength(), settings.maxNestingDepth()),
+                QueryLimits.of(settings),
                 new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies);
     }
 
@@ -37,7 +37,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
 
     /** A client's document readied for storage: ids ({@link DocumentIds}), then the collection's policy. */
     ObjectNode documentToStore(Namespace ns, JsonNode node) {
-        return policy(ns).stored(DocumentIds.prepareForInsert(node));
+        return policy(ns).stored(DocumentIds.prepareForInsert(node, settings.maxIdBytes()));
     }
 
     Namespace namespace(Exchange ex) {

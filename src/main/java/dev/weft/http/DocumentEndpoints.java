@@ -110,6 +110,8 @@ final class DocumentEndpoints {
     void patch(Exchange ex) {
         Namespace ns = api.namespace(ex);
         JsonNode id = id(ex);
+        DocumentIds.checkWritable(id, api.settings().maxIdBytes()); // wm=upsert may create it
+        api.policy(ns).checkId(id);
         ObjectNode body = api.policy(ns).update(api.objectBody(ex));
         ex.permission().admitUpdate(body); // first: a protected path is 403 even where the update is unsupported
         Update update = Update.parse(body, api.limits());

@@ -12,6 +12,12 @@ import java.io.UncheckedIOException;
  * one per line, with no page limit. Documents go to the socket as the store hands them over;
  * a slow client blocks this virtual thread, so memory stays at one output buffer whatever the
  * result size.
+ *
+ * <p>The 200 is committed with the first buffer that leaves, not before: a failure until then
+ * answers the same status and JSON error as the JSON list. A failure after it is not closed
+ * cleanly (which would end the chunked body as if complete) but left to the request pipeline,
+ * which aborts the response: the client sees a truncated transfer, never a short export that
+ * looks whole.
  */
 final class NdjsonExport {
     private static final int BUFFER = 32 * 1024;
@@ -28,15 +34,47 @@ final class NdjsonExport {
         api.existingCollection(ns);
         ReadParams params = ReadParams.parse(ex, api, ns);
         FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), Long.MAX_VALUE, params.hint());
-        try (OutputStream out = new BufferedOutputStream(ex.stream(200, CollectionEndpoints.NDJSON), BUFFER)) {
-            api.store().find(ns, query, params.readMode(), doc -> {
-                try {
-                    out.write(renderer.render(doc, params));
-                    out.write('\n');
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+        OutputStream out = new BufferedOutputStream(new OpenedOnFirstWrite(ex), BUFFER);
+        api.store().find(ns, query, params.readMode(), doc -> {
+            try {
+                out.write(renderer.render(doc, params));
+                out.write('\n');
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        out.close(); // only on success: completes the response
+    }
+
+    /** The response body, started (status and headers committed) by the first bytes written to it. */
+    private static final class OpenedOnFirstWrite extends OutputStream {
+        private final Exchange ex;
+        private OutputStream response;
+
+        OpenedOnFirstWrite(Exchange ex) {
+            this.ex = ex;
+        }
+
+        private OutputStream response() {
+            if (response == null) {
+                response = ex.stream(200, CollectionEndpoints.NDJSON);
+            }
+            return response;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            response().write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            response().write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            response().close();
         }
     }
 }

@@ -275,7 +275,7 @@ final class FilterParser {
             throw WeftException.badRequest("$options at '" + path + "' needs a string");
         }
         return Regexes.compile(patternNode.stringValue(), optionsNode == null ? "" : optionsNode.stringValue(),
-                limits.maxRegexLength(), path.dotted);
+                limits, path.dotted);
     }
 
     private void checkDepth(int depth) {

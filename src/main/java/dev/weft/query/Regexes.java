@@ -7,15 +7,19 @@ import java.util.function.Predicate;
 
 /**
  * MongoDB {@code $regex} patterns compiled for RE2J, which runs in time linear in the input
- * whatever the pattern: the only cost bound needed is the pattern's length. Backreferences and
- * lookaround, which need backtracking, are refused with a 400 naming the pattern.
+ * whatever the pattern, and in the size of the compiled program. The only place a client's
+ * pattern is compiled (filters, stream filters and access rules' filters all parse through
+ * {@link FilterParser}), so both bounds hold everywhere: the pattern's length
+ * ({@code max-regex-length}) and its program once repetitions are expanded
+ * ({@code max-regex-program}, measured by {@link RegexProgramSize} before RE2J expands it).
+ * Backreferences and lookaround, which need backtracking, are refused with a 400 naming the pattern.
  */
 final class Regexes {
     private Regexes() {}
 
-    static ValueTest.Regex compile(String pattern, String options, int maxLength, String path) {
-        if (pattern.length() > maxLength) {
-            throw WeftException.badRequest("$regex at '" + path + "' is longer than " + maxLength
+    static ValueTest.Regex compile(String pattern, String options, QueryLimits limits, String path) {
+        if (pattern.length() > limits.maxRegexLength()) {
+            throw WeftException.badRequest("$regex at '" + path + "' is longer than " + limits.maxRegexLength()
                     + " characters (limit max-regex-length)");
         }
         int flags = 0;
@@ -31,6 +35,13 @@ final class Regexes {
             }
         }
         String source = extended ? stripExtended(pattern) : pattern;
+        long program = RegexProgramSize.of(source);
+        if (program > limits.maxRegexProgram()) {
+            throw WeftException.badRequest("$regex at '" + path + "' expands to "
+                    + (program >= RegexProgramSize.SATURATED ? "more than 10^15" : "about " + program)
+                    + " instructions once its repetitions are counted out, more than " + limits.maxRegexProgram()
+                    + " (limit max-regex-program)");
+        }
         Pattern compiled;
         try {
             compiled = Pattern.compile(source, flags);

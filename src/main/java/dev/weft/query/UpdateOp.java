@@ -289,7 +289,7 @@ abstract class UpdateOp {
                 return Json.NODES.numberNode(a.decimalValue().add(b.decimalValue()));
             }
             if (isFloating(a) || isFloating(b)) {
-                return Json.NODES.numberNode(a.doubleValue() + b.doubleValue());
+                return finite(a.doubleValue() + b.doubleValue(), op);
             }
             try {
                 return integral(Math.addExact(a.longValue(), b.longValue()), a, b);
@@ -303,13 +303,21 @@ abstract class UpdateOp {
                 return Json.NODES.numberNode(a.decimalValue().multiply(b.decimalValue()));
             }
             if (isFloating(a) || isFloating(b)) {
-                return Json.NODES.numberNode(a.doubleValue() * b.doubleValue());
+                return finite(a.doubleValue() * b.doubleValue(), op);
             }
             try {
                 return integral(Math.multiplyExact(a.longValue(), b.longValue()), a, b);
             } catch (ArithmeticException e) {
                 throw op.error("integer overflow");
             }
+        }
+
+        /** An infinity would be stored as the string "Infinity" and could no longer be compared as a number. */
+        private static JsonNode finite(double result, UpdateOp op) {
+            if (!Double.isFinite(result)) {
+                throw op.error("the result is beyond the range of a double");
+            }
+            return Json.NODES.numberNode(result);
         }
 
         private static JsonNode integral(long result, JsonNode a, JsonNode b) {

@@ -63,7 +63,7 @@ public final class Values {
     }
 
     /** The instant of a value whose bracket is {@link Bracket#DATE}, in epoch milliseconds. */
-    static long dateMillis(JsonNode date) {
+    public static long dateMillis(JsonNode date) {
         Long millis = dateMillisOrNull(date.get("$date"));
         if (millis == null) {
             throw new IllegalArgumentException("not an Extended JSON date: " + date);

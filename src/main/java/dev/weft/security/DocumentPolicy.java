@@ -14,6 +14,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public interface DocumentPolicy {
 
+    /** The {@code _id} of a document a write may create without a body to pass to {@link #stored} (PATCH with wm=upsert). */
+    default void checkId(JsonNode id) {}
+
     /** A whole document about to be stored (insert or replace, {@code _id} already set); may change it. */
     default ObjectNode stored(ObjectNode document) {
         return document;

@@ -161,10 +161,7 @@ final class UsersCollection implements DocumentPolicy {
 
     @Override
     public ObjectNode stored(ObjectNode document) {
-        JsonNode id = document.get("_id");
-        if (id == null || !id.isString() || id.asString().isEmpty()) {
-            throw WeftException.badRequest("a user's _id is its name, a non-empty string");
-        }
+        checkId(document.get("_id"));
         JsonNode roles = document.get("roles");
         if (roles != null && !(roles.isArray() && allStrings(roles))) {
             throw WeftException.badRequest("a user's roles must be an array of strings");
@@ -174,6 +171,18 @@ final class UsersCollection implements DocumentPolicy {
             document.put(PASSWORD, hashed(password));
         }
         return document;
+    }
+
+    /** A name Basic auth can carry: it splits {@code name:password} at the first colon. */
+    @Override
+    public void checkId(JsonNode id) {
+        if (id == null || !id.isString() || id.asString().isEmpty()) {
+            throw WeftException.badRequest("a user's _id is its name, a non-empty string");
+        }
+        if (id.asString().indexOf(':') >= 0) {
+            throw WeftException.badRequest("a user's name may not contain ':' (Basic auth splits name:password"
+                    + " at the first colon, so the user could never log in)");
+        }
     }
 
     private static boolean allStrings(JsonNode array) {

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -40,11 +41,16 @@ final class TestServer implements AutoCloseable {
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer(String... extraArgs) throws Exception {
-        this(Files.createTempDirectory("weft-test"),
-                "postgresql".equals(System.getProperty("weft.test.store")) ? PgTesting.freshSchema() : null, extraArgs);
+        this(UnaryOperator.identity(), extraArgs);
     }
 
-    private TestServer(Path data, String pgSchema, String... extraArgs) throws Exception {
+    /** A server whose requests reach the store through {@code wrap} (a test's fault injector); {@link #store} stays the real one. */
+    TestServer(UnaryOperator<Store> wrap, String... extraArgs) throws Exception {
+        this(Files.createTempDirectory("weft-test"),
+                "postgresql".equals(System.getProperty("weft.test.store")) ? PgTesting.freshSchema() : null, wrap, extraArgs);
+    }
+
+    private TestServer(Path data, String pgSchema, UnaryOperator<Store> wrap, String... extraArgs) throws Exception {
         this.data = data;
         this.pgSchema = pgSchema;
         String[] args = Stream.of(Stream.of("--port", "0", "--data", data.toString(),
@@ -53,7 +59,7 @@ final class TestServer implements AutoCloseable {
                 Stream.of(extraArgs)).flatMap(s -> s).toArray(String[]::new);
         settings = Settings.parse(args, Map.of());
         store = Stores.open(settings);
-        server = new WeftServer(settings, store, Security.open(settings, store, System.out),
+        server = new WeftServer(settings, wrap.apply(store), Security.open(settings, store, System.out),
                 AclAuthorizer.open(store, settings));
         server.start();
     }
@@ -130,7 +136,7 @@ final class TestServer implements AutoCloseable {
      */
     TestServer restartWith(String... extraArgs) throws Exception {
         stop();
-        return new TestServer(data, pgSchema, extraArgs);
+        return new TestServer(data, pgSchema, UnaryOperator.identity(), extraArgs);
     }
 
     private void stop() throws Exception {

@@ -218,7 +218,7 @@ class FilterTest {
 
     @Test
     void regexLongerThanTheLimitIs400() {
-        QueryLimits limits = new QueryLimits(5, 64);
+        QueryLimits limits = new QueryLimits(5, 10_000, 64);
         assertThat(Filter.parse(j("{a: {$regex: 'abcde'}}"), limits).matches(j("{a: 'abcde'}"))).isTrue();
         assertThatThrownBy(() -> Filter.parse(j("{a: {$regex: 'abcdef'}}"), limits))
                 .isInstanceOf(WeftException.class).hasMessageContaining("max-regex-length");
@@ -226,7 +226,7 @@ class FilterTest {
 
     @Test
     void nestingDeeperThanTheLimitIs400() {
-        QueryLimits limits = new QueryLimits(1024, 3);
+        QueryLimits limits = new QueryLimits(1024, 10_000, 3);
         assertThat(Filter.parse(j("{$and: [{$or: [{a: 1}]}]}"), limits).matches(j("{a: 1}"))).isTrue();
         assertThatThrownBy(() -> Filter.parse(j("{$and: [{$or: [{$and: [{a: 1}]}]}]}"), limits))
                 .isInstanceOf(WeftException.class).hasMessageContaining("max-nesting-depth");

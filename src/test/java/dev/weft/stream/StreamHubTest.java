@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The engine alone, over an in-memory event log and recording outlets. */
 class StreamHubTest {
     static final Json JSON = Json.standard();
-    static final QueryLimits LIMITS = new QueryLimits(1024, 64);
+    static final QueryLimits LIMITS = QueryLimits.defaults();
     static final Namespace NS = new Namespace("db", "c");
 
     /** An in-memory log that tells its listener synchronously. */

@@ -65,7 +65,7 @@ public final class AclAuthorizer implements Authorizer {
         if (store.collection(ns).isEmpty()) {
             store.putCollection(ns, Json.NODES.objectNode(), Optional.empty());
         }
-        return new AclAuthorizer(store, ns, new QueryLimits(settings.maxRegexLength(), settings.maxNestingDepth()),
+        return new AclAuthorizer(store, ns, QueryLimits.of(settings),
                 new Json(settings.maxNestingDepth()));
     }
 

@@ -883,10 +883,20 @@ public final class PostgresStore extends CatalogStore<Connection> {
         return "42P01".equals(e.getSQLState());
     }
 
-    /** A failure of the database rather than of the request: 503, saying so. */
+    /**
+     * A failure of the database rather than of the request: 503, saying so. PostgreSQL's own text
+     * stays in the log. Its data exceptions and program limits (SQLSTATE classes 22 and 54) are
+     * the request's fault, not an outage: 400, and no retry hint for input that cannot succeed
+     * (the door refuses what is known; this is the net under it).
+     */
     private static WeftException unavailable(String what, SQLException e) {
         OUTAGES.warn(what, e.getMessage());
-        return new WeftException(503, "PostgreSQL is unavailable (" + what + "): " + e.getMessage());
+        String state = String.valueOf(e.getSQLState());
+        if (state.startsWith("22") || state.startsWith("54")) {
+            return WeftException.badRequest("PostgreSQL cannot store or compare a value of this request (SQLSTATE "
+                    + state + ")");
+        }
+        return new WeftException(503, "PostgreSQL is unavailable (" + what + "); the server log has the details");
     }
 
     private static void exec(Connection c, String sql) throws SQLException {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /** What a rule document may hold: anything else compiles to a broken rule saying why (400 when written). */
 class RuleTest {
     private static final Json JSON = Json.standard();
-    private static final QueryLimits LIMITS = new QueryLimits(1000, 50);
+    private static final QueryLimits LIMITS = QueryLimits.defaults();
 
     private static Rule compile(String json) {
         return Rule.compile(JSON.parse(json.getBytes(), "rule"), LIMITS, JSON);

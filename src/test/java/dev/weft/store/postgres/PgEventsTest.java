@@ -42,7 +42,7 @@ import tools.jackson.databind.node.ObjectNode;
 class PgEventsTest {
     private static final Json JSON = Json.standard();
     private static final Namespace NS = new Namespace("ev", "docs");
-    private static final QueryLimits LIMITS = new QueryLimits(1024, 64);
+    private static final QueryLimits LIMITS = QueryLimits.defaults();
 
     private PgStores.Pair nodes;
     private PostgresStore a;
