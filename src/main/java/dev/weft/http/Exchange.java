@@ -143,6 +143,11 @@ public final class Exchange implements AuthRequest {
         return context;
     }
 
+    /** The context when the request got as far as being authorized (error answers ask). */
+    Optional<RequestContext> authorizedContext() {
+        return Optional.ofNullable(context);
+    }
+
     void authorized(RequestContext context) {
         if (this.context != null) {
             throw new IllegalStateException("the request was already authorized");

@@ -4,10 +4,11 @@ import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
-import java.util.Optional;
-import java.util.concurrent.Executor;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
+import dev.weft.store.DuplicateKey;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -172,13 +173,24 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
         return match.get();
     }
 
+    /**
+     * A duplicate key's 409 names the clashing {@code _id}, key or index only to a client that may
+     * read every document in full: to one with a read filter or a response projection it would
+     * tell what a document it cannot see holds.
+     */
+    private static String conflictMessage(Exchange exchange, String message) {
+        boolean seesEverything = exchange.authorizedContext()
+                .map(c -> c.permission().readsEverything() && c.permission().projection().isEmpty()).orElse(false);
+        return seesEverything ? message : DuplicateKey.withoutValues(message);
+    }
+
     private static void answerError(Exchange exchange, int status, String message) {
         if (!exchange.answered()) {
             exchange.discardUnreadBody();
             if (status == 401 && exchange.header("No-Auth-Challenge").isEmpty()) {
                 exchange.setHeader("WWW-Authenticate", "Basic realm=\"Weft\"");
             }
-            exchange.sendJson(status, Errors.body(status, message));
+            exchange.sendJson(status, Errors.body(status, status == 409 ? conflictMessage(exchange, message) : message));
         } else {
             // Part of the answer is already on the wire: all that is left is to cut the connection.
             exchange.fail(new WeftException(status, message));

@@ -231,8 +231,7 @@ public abstract class DocumentWrites<T, C> {
             return null;
         }
         if (mode == WriteMode.INSERT) {
-            return WriteResult.failed(Outcome.CONFLICT, "duplicate _id: a document with _id " + json.text(id)
-                    + " already exists");
+            return WriteResult.failed(Outcome.CONFLICT, DuplicateKey.id(json.text(id)));
         }
         if (ifMatch.isPresent() && !ifMatch.get().equals(etagOf(old))) {
             return WriteResult.failed(Outcome.PRECONDITION_FAILED, "the document's _etag does not match If-Match");

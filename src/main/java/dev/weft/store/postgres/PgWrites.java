@@ -4,6 +4,7 @@ import dev.weft.core.Json;
 import dev.weft.query.Filter;
 import dev.weft.store.Catalog;
 import dev.weft.store.DocumentWrites;
+import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
 import java.sql.Array;
 import java.sql.Connection;
@@ -69,8 +70,8 @@ final class PgWrites extends DocumentWrites<Connection, Catalog.Coll> {
             int inserted = ps.executeUpdate();
             if (inserted != ids.length) {
                 throw dev.weft.core.WeftException.conflict(docs.size() == 1
-                        ? "duplicate _id: a document with _id " + json.text(docs.getFirst().get("_id")) + " already exists"
-                        : "duplicate _id: " + (ids.length - inserted) + " of the documents have an _id that already exists");
+                        ? DuplicateKey.id(json.text(docs.getFirst().get("_id")))
+                        : DuplicateKey.ids(ids.length - inserted));
             }
         }
         for (Catalog.Index index : coll.indexes()) {

@@ -14,6 +14,7 @@ import dev.weft.store.Catalog;
 import dev.weft.store.CatalogStore;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
+import dev.weft.store.DuplicateKey;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
@@ -849,7 +850,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
     private static boolean lostUpsertRace(List<WriteOp> ops, List<WriteResult> results) {
         return ops.size() == 1 && upsert(ops.getFirst())
                 && results.getFirst().outcome() == WriteResult.Outcome.CONFLICT
-                && results.getFirst().message().orElse("").startsWith("duplicate _id");
+                && DuplicateKey.isId(results.getFirst().message().orElse(""));
     }
 
     private String uniqueMessage(SQLException e) {
@@ -857,12 +858,11 @@ public final class PostgresStore extends CatalogStore<Connection> {
         for (Catalog.Coll coll : catalog.colls().values()) {
             for (Catalog.Index index : coll.indexes()) {
                 if (text.contains("\"" + index.table() + "_u\"")) {
-                    return "duplicate key: unique index '" + index.spec().name()
-                            + "' already has this key for another document";
+                    return DuplicateKey.uniqueIndex(index.spec().name());
                 }
             }
         }
-        return "duplicate key: " + text;
+        return DuplicateKey.other(text);
     }
 
     // --- helpers -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DocumentWrites;
+import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
@@ -77,8 +78,7 @@ final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Write
         ps.setBytes(1, id);
         ps.setBytes(2, body);
         if (ps.executeUpdate() == 0) {
-            throw WeftException.conflict("duplicate _id: a document with _id " + json.text(doc.get("_id"))
-                    + " already exists");
+            throw WeftException.conflict(DuplicateKey.id(json.text(doc.get("_id"))));
         }
         for (Catalog.Index index : coll.indexes()) {
             addKeys(sql, coll, index, doc, id, keys(index, doc));
@@ -126,9 +126,8 @@ final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Write
                 check.setBytes(2, id);
                 try (ResultSet rs = check.executeQuery()) {
                     if (rs.next()) {
-                        throw WeftException.conflict("duplicate key: unique index '" + index.spec().name()
-                                + "' already has this key for another document (writing _id "
-                                + json.text(doc.get("_id")) + ")");
+                        throw WeftException.conflict(DuplicateKey.uniqueIndex(index.spec().name(),
+                                json.text(doc.get("_id"))));
                     }
                 }
             }

@@ -1,0 +1,62 @@
+package dev.weft.http;
+
+import static dev.weft.http.AuthorizationMatrixTest.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A 409 for a duplicate {@code _id} or unique key names the clashing value and index only to a
+ * client that reads every document in full; alice, whose rule has a read filter and a
+ * projection, learns that the key is taken and nothing else.
+ */
+class ConflictMessagesTest {
+    static TestServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestServer();
+        AuthorizationMatrixTest.users(server);
+        send(server, "admin", "PUT", "/db", null);
+        send(server, "admin", "PUT", "/db/notes", null);
+        assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/byEmail",
+                "{\"keys\":{\"email\":1},\"ops\":{\"unique\":true}}").statusCode()).isEqualTo(201);
+        assertThat(send(server, "admin", "POST", "/db/notes",
+                "{\"_id\":\"b1\",\"owner\":\"bob\",\"email\":\"bob@example.com\"}").statusCode()).isEqualTo(201);
+        AuthorizationMatrixTest.rules(server, "admin");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    private static void assertConflict(HttpResponse<String> r, String message) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(409);
+        assertThat(r.body()).isEqualTo("{\"http status code\":409,\"http status description\":\"Conflict\",\"message\":\""
+                + message.replace("\"", "\\\"") + "\"}");
+    }
+
+    @Test
+    void aRestrictedReaderIsNotToldTheIdOrKeyOrIndex() throws Exception {
+        assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"b1\",\"text\":\"t\"}"),
+                "duplicate _id: a document with the same _id already exists");
+        assertConflict(send(server, "alice", "POST", "/db/notes", "[{\"_id\":\"a9\"},{\"_id\":\"b1\"}]"),
+                "duplicate _id: a document with the same _id already exists");
+        assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"a5\",\"email\":\"bob@example.com\"}"),
+                "duplicate key: a unique index already has this key for another document");
+        assertThat(send(server, "admin", "GET", "/db/notes/a5", null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void theAdminIsToldWhichIdAndIndex() throws Exception {
+        assertConflict(send(server, "admin", "POST", "/db/notes", "{\"_id\":\"b1\"}"),
+                "duplicate _id: a document with _id \"b1\" already exists");
+        HttpResponse<String> key = send(server, "admin", "POST", "/db/notes", "{\"_id\":\"c1\",\"email\":\"bob@example.com\"}");
+        assertThat(key.statusCode()).isEqualTo(409);
+        assertThat(key.body()).contains("duplicate key: unique index 'byEmail' already has this key for another document");
+    }
+}
