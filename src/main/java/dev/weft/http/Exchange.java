@@ -3,6 +3,7 @@ package dev.weft.http;
 import dev.weft.core.WeftException;
 import dev.weft.security.AuthRequest;
 import dev.weft.security.AuthToken;
+import dev.weft.security.Credential;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
@@ -40,6 +41,8 @@ public final class Exchange implements AuthRequest {
     private Fields query;
     private Principal principal = Principal.ANONYMOUS;
     private Permission permission = Permission.ALL;
+    private Credential credential = Credential.ANONYMOUS;
+    private List<String> segments = List.of();
     private int status;
     private boolean answered;
     private boolean bodyTouched;
@@ -147,6 +150,25 @@ public final class Exchange implements AuthRequest {
 
     void permission(Permission permission) {
         this.permission = permission;
+    }
+
+    /** What the request authenticated with, for a long-lived request to check again (streams). */
+    Credential credential() {
+        return credential;
+    }
+
+    @Override
+    public void authenticatedWith(Credential credential) {
+        this.credential = credential;
+    }
+
+    /** The decoded path segments the request was authorized for. */
+    List<String> segments() {
+        return segments;
+    }
+
+    void segments(List<String> segments) {
+        this.segments = segments;
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

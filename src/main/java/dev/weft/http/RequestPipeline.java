@@ -133,6 +133,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 exchange.takeAccessToken();
             }
             exchange.principal(authenticator.authenticate(exchange));
+            exchange.segments(match.get().segments());
             exchange.permission(authorizer.authorize(exchange.principal(), method, match.get().segments()));
             endpoint.handle(exchange);
         } catch (WeftException e) {
