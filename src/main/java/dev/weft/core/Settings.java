@@ -55,6 +55,13 @@ import java.util.function.Function;
  * @param streamPollMs         on PostgreSQL, the longest wait between reads of the shared event
  *                             log when no notification arrives (a commit on any node wakes the
  *                             readers at once; this only bounds a missed notification)
+ * @param streamAccessCheckMs  how often open streams look for a change of the access rules or
+ *                             users (on any node) and for expired tokens; a stream whose user may
+ *                             no longer open it ends, the others take the new rule
+ * @param streamMatchBudget    value tests one event may cost one subscriber's filter and access
+ *                             rule (a value or array element reached by a path and tested is one,
+ *                             a {@code $in} operand that is not hashed one more); past it that
+ *                             subscriber's stream ends (close 1008), not everybody's latency
  * @param store                where documents live: {@code sqlite} (the embedded store in
  *                             {@code data}) or a {@code postgresql://USER@HOST:PORT/DB} URL
  * @param pgPoolSize           connections in the PostgreSQL pool (each request holds one only
@@ -102,6 +109,8 @@ public record Settings(
         long streamHeartbeatMs,
         int streamDispatchQueue,
         long streamPollMs,
+        long streamAccessCheckMs,
+        long streamMatchBudget,
         String store,
         int pgPoolSize,
         long pgTimeoutMs,
@@ -186,6 +195,8 @@ public record Settings(
                 r.longValue("stream-heartbeat-ms", 15_000, 100, 3_600_000),
                 r.integer("stream-dispatch-queue", 10_000, 1, 10_000_000),
                 r.longValue("stream-poll-ms", 1000, 10, 60_000),
+                r.longValue("stream-access-check-ms", 250, 10, 60_000),
+                r.longValue("stream-match-budget", 1_000_000, 1, Long.MAX_VALUE),
                 store(r.string("store", "sqlite")),
                 r.integer("pg-pool-size", 16, 1, 1000),
                 r.longValue("pg-timeout-ms", 5_000, 1_000, 600_000),
@@ -284,6 +295,8 @@ public record Settings(
         d.put("stream-heartbeat-ms", "WebSocket ping / SSE comment interval on streams (15000)");
         d.put("stream-dispatch-queue", "commits queued for the stream dispatcher before it reads the log (10000)");
         d.put("stream-poll-ms", "PostgreSQL: longest wait between reads of the shared event log without a notification (1000)");
+        d.put("stream-access-check-ms", "how often open streams look for changed access rules or users and expired tokens (250)");
+        d.put("stream-match-budget", "value tests one event may cost one stream subscriber's filter; past it that stream ends, close 1008 (1000000)");
         d.put("store", "sqlite, or postgresql://USER[:PASSWORD]@HOST:PORT/DB[?param=value] (sqlite)");
         d.put("pg-pool-size", "connections in the PostgreSQL pool, and in each replica's (16)");
         d.put("pg-timeout-ms", "longest wait for a PostgreSQL connection before 503 (5000)");

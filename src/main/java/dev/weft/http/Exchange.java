@@ -3,6 +3,7 @@ package dev.weft.http;
 import dev.weft.core.WeftException;
 import dev.weft.security.AuthRequest;
 import dev.weft.security.AuthToken;
+import dev.weft.security.Credential;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.IOException;
@@ -39,6 +40,7 @@ public final class Exchange implements AuthRequest {
     private final long maxBodyBytes;
     private Fields query;
     private RequestContext context;
+    private Credential credential = Credential.ANONYMOUS;
     private int status;
     private boolean answered;
     private boolean bodyTouched;
@@ -162,6 +164,21 @@ public final class Exchange implements AuthRequest {
     /** What the authorize stage granted: the restrictions every endpoint applies while it plans. */
     public Permission permission() {
         return context().permission();
+    }
+
+    /** What the request authenticated with, for a long-lived request to check again (streams). */
+    Credential credential() {
+        return credential;
+    }
+
+    @Override
+    public void authenticatedWith(Credential credential) {
+        this.credential = credential;
+    }
+
+    /** The decoded path segments the request was authorized for. */
+    List<String> segments() {
+        return context().match().segments();
     }
 
     /** The media type of the body without parameters, lower case; empty when absent. */

@@ -2,14 +2,19 @@ package dev.weft.http;
 
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
+import dev.weft.security.Authorizer;
+import dev.weft.security.Credential;
 import dev.weft.security.Permission;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.stream.Frame;
+import dev.weft.stream.Grant;
 import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
+import dev.weft.core.Json;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,6 +29,7 @@ import org.eclipse.jetty.websocket.core.WebSocketConnection;
 import org.eclipse.jetty.websocket.core.WebSocketCoreSession;
 import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code GET /{db}/{coll}/_streams/{name}} (a stream defined in collection metadata) and
@@ -41,11 +47,13 @@ final class StreamEndpoints {
     private final Api api;
     private final StreamHub hub;
     private final ServerWebSocketContainer container;
+    private final Authorizer authorizer;
 
-    StreamEndpoints(Api api, StreamHub hub, ServerWebSocketContainer container) {
+    StreamEndpoints(Api api, StreamHub hub, ServerWebSocketContainer container, Authorizer authorizer) {
         this.api = api;
         this.hub = hub;
         this.container = container;
+        this.authorizer = authorizer;
     }
 
     void named(Exchange ex) {
@@ -68,25 +76,48 @@ final class StreamEndpoints {
         if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
-        Permission permission = ex.permission();
-        base.documentPaths().forEach((written, path) -> permission.checkShown("the stream's filter", written, path));
-        Optional<Filter> readFilter = permission.readsEverything()
-                ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
-        StreamQuery query = base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false))
-                .withAccess(readFilter, permission.projection());
+        StreamQuery query = withAccess(base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false)),
+                ex.permission());
         Optional<String> resume = ex.param("resumeAfter").or(() -> ex.header("Last-Event-ID"));
         if (resume.isPresent()) {
             query = query.resumingAfter(resume.get(), api.json());
         }
         hub.check(query);
         StreamQuery q = query;
+        Grant grant = grant(ex.credential(), ex.method(), ex.segments());
         if (websocket) {
-            if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(hub, q))) {
+            if (!ex.upgrade(container, (rq, rs, cb) -> new Socket(hub, q, grant))) {
                 throw WeftException.badRequest("malformed WebSocket upgrade");
             }
             return;
         }
-        hub.subscribe(q, new SseOutlet(ex.openAsync(200, EVENT_STREAM)));
+        hub.subscribe(q, grant, new SseOutlet(ex.openAsync(200, EVENT_STREAM)));
+    }
+
+    /**
+     * {@code query} with the read filter and projection of {@code permission}; 403 (401
+     * anonymous) when its filter names a field the projection hides.
+     */
+    private static StreamQuery withAccess(StreamQuery query, Permission permission) {
+        query.documentPaths().forEach((written, path) -> permission.checkShown("the stream's filter", written, path));
+        Optional<Filter> readFilter = permission.readsEverything()
+                ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
+        return query.withAccess(readFilter, permission.projection());
+    }
+
+    /** The stream's access as the authorize stage would grant it now to the same credential and route. */
+    private Grant grant(Credential credential, String method, List<String> segments) {
+        return new Grant() {
+            @Override
+            public StreamQuery renew(StreamQuery current) {
+                return withAccess(current, authorizer.authorize(credential.current(), method, segments));
+            }
+
+            @Override
+            public long expiresAtMs() {
+                return credential.expiresAtMs();
+            }
+        };
     }
 
     /**
@@ -134,8 +165,8 @@ final class StreamEndpoints {
         private final org.eclipse.jetty.websocket.core.Frame text = new org.eclipse.jetty.websocket.core.Frame(OpCode.TEXT);
         private final OutgoingEntry textEntry = new OutgoingEntry.Builder(text, written).build();
 
-        Socket(StreamHub hub, StreamQuery query) {
-            this.subscription = hub.subscribe(query, this);
+        Socket(StreamHub hub, StreamQuery query, Grant grant) {
+            this.subscription = hub.subscribe(query, grant, this);
         }
 
         @Override
@@ -240,9 +271,16 @@ final class StreamEndpoints {
             stream.write(frame.sse(), done);
         }
 
+        /**
+         * Ends the response after a last event named {@code close} whose data is
+         * {@code {"code": <WebSocket close code>, "reason": "..."}} (EventSource fires it at a
+         * {@code close} listener, not at {@code onmessage}); the hub has no write in flight.
+         */
         @Override
         public void close(int code, String reason) {
-            stream.end();
+            ObjectNode why = Json.NODES.objectNode().put("code", code).put("reason", reason);
+            byte[] event = ("event: close\ndata: " + why + "\n\n").getBytes(StandardCharsets.UTF_8);
+            stream.write(event, failure -> stream.end());
         }
 
         @Override

@@ -90,11 +90,12 @@ public final class WeftServer implements AutoCloseable {
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
         streams = new StreamHub(store.eventLog(), api.json(), settings);
+        streams.watchAccess(() -> security.usersVersion() + authorizer.rulesVersion()); // both only grow
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
         webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
-        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets);
+        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer);
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 security.authenticator(), authorizer, metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),

@@ -11,6 +11,15 @@ public interface Filter {
     boolean matches(JsonNode document);
 
     /**
+     * {@link #matches(JsonNode)} at most {@code budget}'s cost; {@link MatchBudget.Exceeded}
+     * past it (the answer is then unknown).
+     */
+    default boolean matches(JsonNode document, MatchBudget budget) {
+        budget.spend(1);
+        return matches(document);
+    }
+
+    /**
      * Key ranges on an index over {@code fields} that together hold every document this filter
      * can match (a superset: the caller still evaluates {@link #matches}), or empty when the
      * index cannot narrow this filter. {@code multikey} says whether any indexed document has an

@@ -17,6 +17,14 @@ import tools.jackson.databind.JsonNode;
  */
 abstract class Node implements Filter {
 
+    @Override
+    public final boolean matches(JsonNode document) {
+        return matches(document, MatchBudget.UNLIMITED);
+    }
+
+    @Override
+    public abstract boolean matches(JsonNode document, MatchBudget budget);
+
     List<Interval> bounds(String path, boolean multikey) {
         return null;
     }
@@ -41,7 +49,7 @@ abstract class Node implements Filter {
         static final All INSTANCE = new All();
 
         @Override
-        public boolean matches(JsonNode document) {
+        public boolean matches(JsonNode document, MatchBudget budget) {
             return true;
         }
 
@@ -63,9 +71,9 @@ abstract class Node implements Filter {
         }
 
         @Override
-        public boolean matches(JsonNode document) {
+        public boolean matches(JsonNode document, MatchBudget budget) {
             for (Node child : children) {
-                if (!child.matches(document)) {
+                if (!child.matches(document, budget)) {
                     return false;
                 }
             }
@@ -136,9 +144,9 @@ abstract class Node implements Filter {
         }
 
         @Override
-        public boolean matches(JsonNode document) {
+        public boolean matches(JsonNode document, MatchBudget budget) {
             for (Node child : children) {
-                if (child.matches(document)) {
+                if (child.matches(document, budget)) {
                     return true;
                 }
             }
@@ -180,8 +188,8 @@ abstract class Node implements Filter {
         }
 
         @Override
-        public boolean matches(JsonNode document) {
-            return !child.matches(document);
+        public boolean matches(JsonNode document, MatchBudget budget) {
+            return !child.matches(document, budget);
         }
 
         @Override
@@ -213,23 +221,46 @@ abstract class Node implements Filter {
         }
 
         @Override
-        public boolean matches(JsonNode document) {
-            return path.walk(document, this);
+        public boolean matches(JsonNode document, MatchBudget budget) {
+            return path.walk(document, budget.limited() ? new Budgeted(budget) : this);
         }
 
         @Override
         public boolean visit(JsonNode value) {
-            if (test.test(value)) {
+            return visit(value, MatchBudget.UNLIMITED);
+        }
+
+        private boolean visit(JsonNode value, MatchBudget budget) {
+            if (test.test(value, budget)) {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
                 for (JsonNode element : value) {
-                    if (test.test(element)) {
+                    if (test.test(element, budget)) {
                         return true;
                     }
                 }
             }
             return false;
+        }
+
+        /** This field's visits, charged to a budget (as are the array elements the walk steps over). */
+        private final class Budgeted implements Path.Leaf {
+            private final MatchBudget budget;
+
+            Budgeted(MatchBudget budget) {
+                this.budget = budget;
+            }
+
+            @Override
+            public boolean visit(JsonNode value) {
+                return Field.this.visit(value, budget);
+            }
+
+            @Override
+            public void crossing(JsonNode array) {
+                budget.spend(array.size());
+            }
         }
 
         @Override
@@ -264,8 +295,8 @@ abstract class Node implements Filter {
         }
 
         @Override
-        public boolean matches(JsonNode document) {
-            return filter.matches(document);
+        public boolean matches(JsonNode document, MatchBudget budget) {
+            return filter.matches(document, budget);
         }
 
         @Override

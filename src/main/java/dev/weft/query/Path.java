@@ -24,6 +24,9 @@ final class Path {
     @FunctionalInterface
     interface Leaf {
         boolean visit(JsonNode valueOrNull);
+
+        /** The walk is about to step over the elements of {@code array} (a budgeted match counts them). */
+        default void crossing(JsonNode array) {}
     }
 
     final String dotted;
@@ -122,6 +125,7 @@ final class Path {
     }
 
     private boolean walkArray(JsonNode array, int i, Leaf leaf) {
+        leaf.crossing(array);
         int index = indexes[i];
         boolean reachedAny = false;
         if (index >= 0 && index < array.size()) {

@@ -1,7 +1,9 @@
 package dev.weft.query;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
@@ -12,6 +14,12 @@ import tools.jackson.databind.JsonNode;
 abstract class ValueTest {
 
     abstract boolean test(JsonNode valueOrNull);
+
+    /** {@link #test(JsonNode)}, charged to {@code budget}: one value test, unless the test says otherwise. */
+    boolean test(JsonNode valueOrNull, MatchBudget budget) {
+        budget.spend(1);
+        return test(valueOrNull);
+    }
 
     /** Whether an array value also passes when one of its elements does. */
     boolean expands() {
@@ -59,6 +67,11 @@ abstract class ValueTest {
             this.bracket = Values.sortBracket(Values.bracket(operand));
         }
 
+        /** The operand's {@link EqualityKeys key}, or null. */
+        Object key() {
+            return EqualityKeys.of(operand);
+        }
+
         @Override
         boolean test(JsonNode value) {
             if (!sameBracket(value, bracket)) {
@@ -81,22 +94,50 @@ abstract class ValueTest {
         }
     }
 
-    /** {@code $in}: equal to one of the values or matching one of the patterns. */
+    /**
+     * {@code $in}: equal to one of the values or matching one of the patterns. Operands with an
+     * {@link EqualityKeys key} are found in a hash set, in one lookup whatever their number; the
+     * others (patterns, null, objects, arrays, NaN) are tried one by one.
+     */
     static final class In extends ValueTest {
         private final ValueTest[] alternatives;
+        private final Set<Object> keys = new HashSet<>();
+        private final ValueTest[] unkeyed;
 
         In(List<ValueTest> alternatives) {
             this.alternatives = alternatives.toArray(ValueTest[]::new);
+            List<ValueTest> rest = new ArrayList<>();
+            for (ValueTest alternative : alternatives) {
+                Object key = alternative instanceof Eq eq ? eq.key() : null;
+                if (key != null) {
+                    keys.add(key);
+                } else {
+                    rest.add(alternative);
+                }
+            }
+            this.unkeyed = rest.toArray(ValueTest[]::new);
         }
 
         @Override
         boolean test(JsonNode value) {
-            for (ValueTest alternative : alternatives) {
+            if (!keys.isEmpty()) {
+                Object key = EqualityKeys.of(value);
+                if (key != null && keys.contains(key)) {
+                    return true;
+                }
+            }
+            for (ValueTest alternative : unkeyed) {
                 if (alternative.test(value)) {
                     return true;
                 }
             }
             return false;
+        }
+
+        @Override
+        boolean test(JsonNode value, MatchBudget budget) {
+            budget.spend(1 + unkeyed.length);
+            return test(value);
         }
 
         @Override
@@ -174,6 +215,12 @@ abstract class ValueTest {
         @Override
         boolean test(JsonNode value) {
             return value != null && value.isString() && matcher.test(value.stringValue());
+        }
+
+        @Override
+        boolean test(JsonNode value, MatchBudget budget) {
+            budget.spend(1 + (value != null && value.isString() ? value.stringValue().length() >> 6 : 0));
+            return test(value);
         }
 
         @Override
@@ -325,11 +372,17 @@ abstract class ValueTest {
 
         @Override
         boolean test(JsonNode value) {
+            return test(value, MatchBudget.UNLIMITED);
+        }
+
+        @Override
+        boolean test(JsonNode value, MatchBudget budget) {
+            budget.spend(1);
             if (value == null || !value.isArray()) {
                 return false;
             }
             for (JsonNode element : value) {
-                if (matchesElement(element)) {
+                if ((!documentForm || element.isObject()) && condition.matches(element, budget)) {
                     return true;
                 }
             }

@@ -26,4 +26,8 @@ public interface AuthRequest {
     default Optional<String> accessToken() {
         return Optional.empty();
     }
+
+    /** Told by the authenticate stage what the request authenticated with (kept by change streams). */
+    default void authenticatedWith(Credential credential) {
+    }
 }

@@ -83,6 +83,11 @@ final class AuthTokens {
         return verify(secret).flatMap(p -> check(p.name, secret, usersVersion, reload));
     }
 
+    /** When {@code token} (a live token, already checked) expires, in epoch ms. */
+    long expiresAtMs(String token) {
+        return verify(token).map(Parsed::expiresAtMs).orElse(0L);
+    }
+
     /** An entry of {@code map} (under {@code key}) whose token matched: still live, still the same password? */
     private Optional<UsersCollection.User> checkKnown(ConcurrentHashMap<String, Entry> map, String key, Entry e,
                                                       long usersVersion,

@@ -51,9 +51,10 @@ final class Authentication implements Authenticator {
         }
         try {
             if (accessToken.isPresent()) {
-                return tokens.checkToken(accessToken.get(), users.version(), users::find)
-                        .orElseThrow(() -> new WeftException(401, "unknown or expired access_token"))
-                        .principal();
+                UsersCollection.User user = tokens.checkToken(accessToken.get(), users.version(), users::find)
+                        .orElseThrow(() -> new WeftException(401, "unknown or expired access_token"));
+                request.authenticatedWith(new TokenCredential(user.name(), accessToken.get()));
+                return user.principal();
             }
             String value = authorization.get().trim();
             int space = value.indexOf(' ');
@@ -63,8 +64,10 @@ final class Authentication implements Authenticator {
                 return basic(credentials, request);
             }
             if (scheme.equalsIgnoreCase("Bearer")) {
-                return jwt.orElseThrow(() -> new WeftException(401, "bearer tokens are not accepted (no jwt-algorithm)"))
+                Principal principal = jwt.orElseThrow(() -> new WeftException(401, "bearer tokens are not accepted (no jwt-algorithm)"))
                         .verify(credentials);
+                request.authenticatedWith(new JwtCredential(principal, credentials));
+                return principal;
             }
             throw new WeftException(401, "unsupported authorization scheme " + scheme + " (Basic or Bearer)");
         } catch (WeftException e) {
@@ -160,11 +163,79 @@ final class Authentication implements Authenticator {
         Optional<UsersCollection.User> user = cache.get(key, version);
         if (user.isEmpty()) {
             user = tokens.check(name, secret, version, users::find);
+            if (user.isPresent()) {
+                request.authenticatedWith(new TokenCredential(name, secret));
+                return answered(user.get(), version, request);
+            }
         }
         if (user.isEmpty()) {
             user = verifyAndRemember(key, name, secret, version);
         }
-        return answered(user.orElseThrow(() -> new WeftException(401, "wrong user name or password")), version, request);
+        UsersCollection.User verified = user.orElseThrow(() -> new WeftException(401, "wrong user name or password"));
+        request.authenticatedWith(new PasswordCredential(name, verified.passwordHash()));
+        return answered(verified, version, request);
+    }
+
+    /** A password: holds while the user exists with the password hash it was verified against. */
+    private final class PasswordCredential implements Credential {
+        private final String name;
+        private final Optional<String> hash;
+
+        PasswordCredential(String name, Optional<String> hash) {
+            this.name = name;
+            this.hash = hash;
+        }
+
+        @Override
+        public Principal current() {
+            UsersCollection.User now = users.find(name)
+                    .orElseThrow(() -> new WeftException(401, "user " + name + " was deleted"));
+            if (!now.passwordHash().equals(hash)) {
+                throw new WeftException(401, "the password of " + name + " changed");
+            }
+            return now.principal();
+        }
+    }
+
+    /** An auth token: holds until its expiry, while its user exists with the password it was issued under. */
+    private final class TokenCredential implements Credential {
+        private final String name;
+        private final String token;
+        private final long expiresAtMs;
+
+        TokenCredential(String name, String token) {
+            this.name = name;
+            this.token = token;
+            this.expiresAtMs = tokens.expiresAtMs(token);
+        }
+
+        @Override
+        public Principal current() {
+            return tokens.check(name, token, users.version(), users::find)
+                    .orElseThrow(() -> new WeftException(401,
+                            "the auth token of " + name + " expired, or the user was deleted or changed password"))
+                    .principal();
+        }
+
+        @Override
+        public long expiresAtMs() {
+            return expiresAtMs;
+        }
+    }
+
+    /** A JWT: its principal (roles are its claims) until its {@code exp}. */
+    private record JwtCredential(Principal principal, long expiresAtMs) implements Credential {
+        JwtCredential(Principal principal, String token) {
+            this(principal, JwtVerifier.expiresAtMs(token));
+        }
+
+        @Override
+        public Principal current() {
+            if (System.currentTimeMillis() >= expiresAtMs) {
+                throw new WeftException(401, "the JWT of " + principal.name() + " expired");
+            }
+            return principal;
+        }
     }
 
     /** Checks the password (once for concurrent requests with the same credential) and remembers a success. */

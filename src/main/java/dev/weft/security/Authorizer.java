@@ -21,6 +21,14 @@ public interface Authorizer {
         return Optional.empty();
     }
 
+    /**
+     * A number that grows whenever the rules change, on any node (open change streams are
+     * authorized again then); constant for fixed rules.
+     */
+    default long rulesVersion() {
+        return 0;
+    }
+
     /** What the authorizer requires of documents in its own collections (the rules must compile). */
     default DocumentPolicy.Lookup policies() {
         return DocumentPolicy.Lookup.NONE;

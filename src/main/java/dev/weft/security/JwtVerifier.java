@@ -135,6 +135,15 @@ final class JwtVerifier {
         throw unauthorized("sub must be a non-empty string");
     }
 
+    /** The {@code exp} of a token {@link #verify} accepted, in epoch ms. */
+    static long expiresAtMs(String token) {
+        try {
+            return com.nimbusds.jwt.JWTParser.parse(token).getJWTClaimsSet().getExpirationTime().getTime();
+        } catch (ParseException e) {
+            throw unauthorized("it is not a JWT");
+        }
+    }
+
     private static Set<String> roles(Object claim) {
         Set<String> roles = new LinkedHashSet<>();
         if (claim instanceof String one) {

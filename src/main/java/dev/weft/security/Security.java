@@ -52,6 +52,11 @@ public final class Security {
         return authentication;
     }
 
+    /** Changes whenever a user is created, changed or deleted, on any node (open change streams are checked again then). */
+    public long usersVersion() {
+        return users.version();
+    }
+
     /** The users collection's policy for it, {@link DocumentPolicy#NONE} for every other collection. */
     public DocumentPolicy.Lookup policies() {
         return ns -> ns.equals(users.namespace()) ? users : DocumentPolicy.NONE;

@@ -3,6 +3,7 @@ package dev.weft.stream;
 import dev.weft.core.Json;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
+import dev.weft.query.MatchBudget;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
@@ -20,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -55,6 +57,14 @@ public final class StreamHub implements AutoCloseable {
     private static final int REPLAY_BATCH = 512;
     private static final long ABORT_GRACE_MS = 2000;
     private static final long CLOSE_GRACE_MS = 300;
+    /**
+     * Value tests a subscriber's match may take in the first pass over an event; one that needs
+     * more is matched again, with the whole budget, once every other subscriber's frame is
+     * handed to the writers, so its cost delays the others' next event, not this one.
+     */
+    private static final long QUICK_TESTS = 10_000;
+    /** What {@link #matchWithin} answers when the match ran out of value tests. */
+    private static final Frame TOO_COSTLY = new Frame("", new byte[0]);
 
     /** A running subscription; cancel it when the client goes away. */
     public interface Subscription {
@@ -75,6 +85,7 @@ public final class StreamHub implements AutoCloseable {
     private final Json json;
     private final int clientQueue;
     private final long heartbeatNanos;
+    private final long accessCheckMs;
     private final Object lock = new Object();
     private final Map<Namespace, Group> groups = new HashMap<>();
     private final Set<Subscriber> all = ConcurrentHashMap.newKeySet();
@@ -89,6 +100,14 @@ public final class StreamHub implements AutoCloseable {
     private final long laneLag;
     /** Dispatcher only: subscribers whose queue filled during the current event, cut off after it. */
     private final List<Subscriber> full = new ArrayList<>();
+    /** Value tests one event may cost one subscriber ({@code stream-match-budget}). */
+    private final long matchBudget;
+    /** Dispatcher only: the budget of the subscriber being matched, reset for each. */
+    private final MatchBudget dispatchBudget;
+    /** Dispatcher only: subscribers whose match ran past {@link #QUICK_TESTS}, matched after the others. */
+    private final List<Subscriber> costly = new ArrayList<>();
+    /** Dispatcher only: subscribers whose match ran past {@link #matchBudget}, ended after the event. */
+    private final List<Subscriber> overBudget = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private volatile long lastDispatched;
     private volatile boolean closing;
@@ -102,6 +121,9 @@ public final class StreamHub implements AutoCloseable {
         this.json = json;
         this.clientQueue = settings.streamClientQueue();
         this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(settings.streamHeartbeatMs());
+        this.accessCheckMs = settings.streamAccessCheckMs();
+        this.matchBudget = settings.streamMatchBudget();
+        this.dispatchBudget = MatchBudget.of(matchBudget);
         this.commits = new ArrayBlockingQueue<>(settings.streamDispatchQueue());
         this.lastDispatched = log.last();
         this.fanout = new Fanout(fanoutThreads);
@@ -124,12 +146,21 @@ public final class StreamHub implements AutoCloseable {
         }
     }
 
-    /** Starts delivering the events {@code query} selects to {@code outlet}. */
+    /** Starts delivering the events {@code query} selects to {@code outlet}, with access that never changes. */
     public Subscription subscribe(StreamQuery query, Outlet outlet) {
+        return subscribe(query, Grant.UNCHANGING, outlet);
+    }
+
+    /**
+     * Starts delivering the events {@code query} selects to {@code outlet}; {@code grant} renews
+     * the query's access when {@link #watchAccess}'s version moves, and ends the stream at its
+     * credential's expiry.
+     */
+    public Subscription subscribe(StreamQuery query, Grant grant, Outlet outlet) {
         if (closing) {
             throw new WeftException(503, "the server is stopping");
         }
-        Subscriber s = new Subscriber(query, outlet, this, clientQueue, fanout.assign());
+        Subscriber s = new Subscriber(query, grant, outlet, this, clientQueue, fanout.assign());
         all.add(s);
         if (query.resumeAfter().isEmpty()) {
             synchronized (lock) {
@@ -141,6 +172,46 @@ public final class StreamHub implements AutoCloseable {
         }
         s.heartbeat(0); // puts the stream on the wire now (SSE headers), unless an event already does
         return s;
+    }
+
+    /**
+     * Every {@code stream-access-check-ms}: when {@code accessVersion} (which grows with every
+     * change of the access rules or users, on any node) moved, renews every open stream's access
+     * on a virtual thread, ending those whose user may no longer open them; and ends the streams
+     * whose credential expired. A check that fails (the store is out) is tried at the next tick.
+     */
+    public void watchAccess(LongSupplier accessVersion) {
+        AtomicLong checked = new AtomicLong(accessVersion.getAsLong());
+        AtomicBoolean renewing = new AtomicBoolean();
+        scheduler.scheduleWithFixedDelay(() -> {
+            long version = accessVersion.getAsLong();
+            if (version != checked.get() && renewing.compareAndSet(false, true)) {
+                Thread.ofVirtual().name("weft-stream-access").start(() -> {
+                    try {
+                        if (renewAll()) {
+                            checked.set(version); // read before the renewals: a change meanwhile renews again
+                        }
+                    } finally {
+                        renewing.set(false);
+                    }
+                });
+            }
+            long now = System.currentTimeMillis();
+            all.forEach(s -> s.expire(now));
+        }, accessCheckMs, accessCheckMs, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean renewAll() {
+        boolean done = true;
+        for (Subscriber s : List.copyOf(all)) {
+            try {
+                done &= s.renew();
+            } catch (RuntimeException e) {
+                LOG.warn("stream access check failed; tried again at the next tick", e);
+                done = false;
+            }
+        }
+        return done;
     }
 
     /** Open subscriptions. */
@@ -167,6 +238,7 @@ public final class StreamHub implements AutoCloseable {
 
     private void replay(Subscriber s, long from) {
         long position = from;
+        MatchBudget budget = MatchBudget.of(matchBudget);
         try {
             while (!s.ended()) {
                 while (s.queued() > clientQueue / 2 && !s.ended()) {
@@ -177,7 +249,7 @@ public final class StreamHub implements AutoCloseable {
                     break;
                 }
                 for (ChangeEvent e : batch) {
-                    deliver(s, new EventView(e, json));
+                    deliver(s, new EventView(e, json), budget);
                     position = e.seq();
                 }
             }
@@ -191,7 +263,7 @@ public final class StreamHub implements AutoCloseable {
                             more = false;
                             break;
                         }
-                        deliver(s, new EventView(e, json));
+                        deliver(s, new EventView(e, json), budget);
                         position = e.seq();
                     }
                 }
@@ -293,11 +365,22 @@ public final class StreamHub implements AutoCloseable {
                 });
             }
             fanout.flush();
+            if (!costly.isEmpty()) {
+                for (Subscriber s : costly) {
+                    consider(s, v, matchBudget);
+                }
+                costly.clear();
+                fanout.flush();
+            }
             for (Subscriber s : full) {
                 cutOff(s);
                 s.pump(); // writes the close 1013
             }
             full.clear();
+            for (Subscriber s : overBudget) {
+                s.end(1008, overBudgetReason(v));
+            }
+            overBudget.clear();
         }
         lastDispatched = e.seq();
     }
@@ -321,12 +404,25 @@ public final class StreamHub implements AutoCloseable {
         }
     }
 
-    /** Dispatcher: queues {@code v} on {@code s} if it has not replayed it and it matches. */
+    /** Dispatcher, first pass: queues {@code v} on {@code s} if it has not replayed it and it matches. */
     private void consider(Subscriber s, EventView v) {
         if (v.event.seq() <= s.from) {
             return;
         }
-        Frame frame = match(s, v);
+        consider(s, v, Math.min(matchBudget, QUICK_TESTS));
+    }
+
+    /**
+     * Dispatcher: queues {@code v} on {@code s} if it matches within {@code tests} value tests.
+     * Past them, a first pass leaves {@code s} to the second ({@link #costly}); past the whole
+     * budget, {@code s} is ended after the event.
+     */
+    private void consider(Subscriber s, EventView v, long tests) {
+        Frame frame = matchWithin(s, v, dispatchBudget, tests);
+        if (frame == TOO_COSTLY) {
+            (tests < matchBudget ? costly : overBudget).add(s);
+            return;
+        }
         if (frame == null) {
             return;
         }
@@ -341,12 +437,29 @@ public final class StreamHub implements AutoCloseable {
         }
     }
 
-    /** Replay: sends {@code v} to {@code s} on this thread if it matches. */
-    private void deliver(Subscriber s, EventView v) {
-        Frame frame = match(s, v);
-        if (frame != null && s.offer(frame)) {
+    /** Replay: sends {@code v} to {@code s} on this thread if it matches; ends {@code s} past the budget. */
+    private void deliver(Subscriber s, EventView v, MatchBudget budget) {
+        Frame frame = matchWithin(s, v, budget, matchBudget);
+        if (frame == TOO_COSTLY) {
+            s.end(1008, overBudgetReason(v));
+        } else if (frame != null && s.offer(frame)) {
             sent.incrementAndGet();
         }
+    }
+
+    /** {@link #match} within {@code tests} value tests of {@code budget}; {@link #TOO_COSTLY} past them. */
+    private Frame matchWithin(Subscriber s, EventView v, MatchBudget budget, long tests) {
+        budget.reset(tests);
+        try {
+            return match(s, v, budget);
+        } catch (MatchBudget.Exceeded x) {
+            return TOO_COSTLY;
+        }
+    }
+
+    private String overBudgetReason(EventView v) {
+        return "the stream's filter and access rule cost more than stream-match-budget (" + matchBudget
+                + " value tests) on event " + v.frame().token() + "; narrow the filter, or resume after that event";
     }
 
     /**
@@ -355,26 +468,26 @@ public final class StreamHub implements AutoCloseable {
      * the document matched (and was visible) before this change. On a document filter a delete is
      * judged by the deleted document.
      */
-    private Frame match(Subscriber s, EventView v) {
+    private Frame match(Subscriber s, EventView v, MatchBudget budget) {
         evaluations.incrementAndGet();
         StreamQuery q = s.query;
         boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
         JsonNode doc = delete ? v.before() : v.after();
         JsonNode now = q.onDocument() ? doc : v.eventNode();
-        if (now != null && q.filter().matches(now) && allowed(q, doc)) {
+        if (now != null && q.filter().matches(now, budget) && allowed(q, doc, budget)) {
             return q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame();
         }
         if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
             JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
-            if (q.filter().matches(was) && allowed(q, v.before())) {
+            if (q.filter().matches(was, budget) && allowed(q, v.before(), budget)) {
                 return v.leave();
             }
         }
         return null;
     }
 
-    private static boolean allowed(StreamQuery q, JsonNode doc) {
-        return q.readFilter().isEmpty() || doc != null && q.readFilter().get().matches(doc);
+    private static boolean allowed(StreamQuery q, JsonNode doc, MatchBudget budget) {
+        return q.readFilter().isEmpty() || doc != null && q.readFilter().get().matches(doc, budget);
     }
 
     // --- membership --------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package dev.weft.stream;
 
+import dev.weft.core.WeftException;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -21,7 +22,13 @@ import java.util.function.Consumer;
  * the stack never grows with the queue.
  */
 final class Subscriber implements StreamHub.Subscription {
-    final StreamQuery query;
+    /**
+     * What the subscriber asked for, with the access it has now: replaced whole when the access
+     * is renewed ({@link #renew}), read once per event, so an event sees the old rule or the new
+     * one, never a mix. The namespace and the filter (hence the index) never change.
+     */
+    volatile StreamQuery query;
+    private final Grant grant;
     private final Outlet outlet;
     private final StreamHub hub;
     private final int max;
@@ -43,8 +50,9 @@ final class Subscriber implements StreamHub.Subscription {
     /** Dispatcher-only: the seq of the last event this subscriber was considered for (dedupes candidates). */
     long seen = -1;
 
-    Subscriber(StreamQuery query, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane) {
+    Subscriber(StreamQuery query, Grant grant, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane) {
         this.query = query;
+        this.grant = grant;
         this.outlet = outlet;
         this.hub = hub;
         this.max = max;
@@ -61,6 +69,35 @@ final class Subscriber implements StreamHub.Subscription {
         PUMP,
         /** The queue was full: the subscriber has ended; the caller must {@link StreamHub#cutOff} it. */
         FULL
+    }
+
+    /**
+     * Checks the access again (the rules or users changed): the new access applies to every
+     * later event, or, when the user may no longer open the stream, the stream ends (1008).
+     * False when the check itself failed (the store is out): it is to be tried again.
+     */
+    boolean renew() {
+        if (ended()) {
+            return true;
+        }
+        try {
+            query = grant.renew(query);
+        } catch (WeftException e) {
+            if (e.status() != 401 && e.status() != 403 && e.status() != 404) {
+                return false;
+            }
+            end(1008, "access revoked: " + e.getMessage());
+        }
+        return true;
+    }
+
+    /** Ends the stream when its credential expired by {@code nowMs}; true if it did. */
+    boolean expire(long nowMs) {
+        if (nowMs < grant.expiresAtMs()) {
+            return false;
+        }
+        end(1008, "the credential expired; reconnect with a fresh one and resume with your last token");
+        return true;
     }
 
     /** Queues a frame without writing it (the dispatcher: its lane writes). */

@@ -26,6 +26,8 @@ final class StreamClients {
     /** Something that yields events one by one. */
     abstract static class Events implements AutoCloseable {
         final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
+        /** How the server ended the stream: "CODE REASON" (WebSocket close, SSE close event), "end" (SSE without one), "error". */
+        final CompletableFuture<String> ended = new CompletableFuture<>();
 
         /** The next event, or fails after {@code seconds}. */
         JsonNode next(int seconds) throws InterruptedException {
@@ -96,12 +98,14 @@ final class StreamClients {
 
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            ended.complete(statusCode + " " + reason);
             closed.complete(statusCode);
             return null;
         }
 
         @Override
         public void onError(WebSocket webSocket, Throwable error) {
+            ended.complete("error");
             closed.complete(-1);
         }
 
@@ -114,28 +118,51 @@ final class StreamClients {
     static final class Sse extends Events {
         final HttpResponse<Stream<String>> response;
         final Thread reader;
+        /** The data of the server's {@code close} event ({@code code}, {@code reason}); null when the response ended without one. */
+        final CompletableFuture<JsonNode> closed = new CompletableFuture<>();
 
         private Sse(HttpResponse<Stream<String>> response) {
             this.response = response;
             this.reader = Thread.ofVirtual().start(() -> {
+                String[] event = {""};
                 try {
                     response.body().forEach(line -> {
-                        if (line.startsWith("data: ")) {
-                            events.add(JSON.parse(line.substring(6), "event"));
+                        if (line.startsWith("event: ")) {
+                            event[0] = line.substring(7);
+                        } else if (line.startsWith("data: ")) {
+                            JsonNode data = JSON.parse(line.substring(6), "event");
+                            if (event[0].equals("close")) {
+                                ended.complete(data.get("code").asInt() + " " + data.get("reason").asString());
+                                closed.complete(data);
+                            } else {
+                                events.add(data);
+                            }
+                        } else if (line.isEmpty()) {
+                            event[0] = "";
                         }
                     });
                 } catch (RuntimeException ignored) {
                     // closed by the test
                 }
+                closed.complete(null);
+                ended.complete("end");
             });
         }
 
         /** Opens an SSE stream; answers the response (with its status) whatever it is. */
         static Sse open(TestServer weft, String pathAndQuery, String... headers) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(weft.uri(pathAndQuery)).timeout(Duration.ofSeconds(10))
-                    .header("Accept", "text/event-stream").header("Authorization", TestServer.ADMIN);
+                    .header("Accept", "text/event-stream");
+            String authorization = TestServer.ADMIN; // an Authorization given as "" sends none
             for (int i = 0; i < headers.length; i += 2) {
-                b.header(headers[i], headers[i + 1]);
+                if (headers[i].equals("Authorization")) {
+                    authorization = headers[i + 1];
+                } else {
+                    b.setHeader(headers[i], headers[i + 1]);
+                }
+            }
+            if (!authorization.isEmpty()) {
+                b.header("Authorization", authorization);
             }
             HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             return new Sse(own.send(b.build(), HttpResponse.BodyHandlers.ofLines()));

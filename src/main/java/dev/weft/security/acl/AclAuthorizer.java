@@ -147,6 +147,11 @@ public final class AclAuthorizer implements Authorizer {
                 : "no access rule allows " + principal.name() + " to " + method + " this path");
     }
 
+    @Override
+    public long rulesVersion() {
+        return store.version(ns);
+    }
+
     /** The compiled rules in the order they are tried, reloaded when the collection changed. */
     List<Rule> rules() {
         long version = store.version(ns);

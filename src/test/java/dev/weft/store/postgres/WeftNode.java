@@ -45,6 +45,10 @@ final class WeftNode implements AutoCloseable {
         server.start();
     }
 
+    int port() {
+        return server.port();
+    }
+
     HttpResponse<String> send(String method, String path, String body) throws Exception {
         return send(method, path, body, ADMIN);
     }
