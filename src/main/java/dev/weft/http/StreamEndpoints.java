@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
@@ -32,7 +33,9 @@ import tools.jackson.databind.JsonNode;
  * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
  * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
  * old) is answered 4xx before the upgrade. The request's {@link Permission} (access rules) gives
- * the subscriber's read filter and projection, applied to every event. The engine is {@link StreamHub}; this class only
+ * the subscriber's read filter and projection, applied to every event; the collection's
+ * {@link DocumentPolicy} refuses filters on what it hides (400, as a GET's), and the hub applies
+ * it to every event. The engine is {@link StreamHub}; this class only
  * adapts Jetty's WebSocket session and response to its {@link Outlet}.
  */
 final class StreamEndpoints {
@@ -60,6 +63,7 @@ final class StreamEndpoints {
         api.existingCollection(ns);
         List<JsonNode> filters = new ArrayList<>();
         ex.params("filter").forEach(f -> filters.add(ReadParams.jsonParam(api, "filter", f)));
+        filters.forEach(f -> api.policy(ns).checkQuery("filter", f)); // as a GET's filter
         open(ex, StreamQuery.adhoc(ns, filters, api.limits()));
     }
 
@@ -69,7 +73,11 @@ final class StreamEndpoints {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
         Permission permission = ex.permission();
-        base.documentPaths().forEach((written, path) -> permission.checkShown("the stream's filter", written, path));
+        DocumentPolicy policy = api.policy(base.ns());
+        base.documentPaths().forEach((written, path) -> {
+            policy.checkPath("the stream's filter", path); // fullDocument.password is password
+            permission.checkShown("the stream's filter", written, path);
+        });
         Optional<Filter> readFilter = permission.readsEverything()
                 ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
         StreamQuery query = base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false))

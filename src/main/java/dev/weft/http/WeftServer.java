@@ -83,7 +83,7 @@ public final class WeftServer implements AutoCloseable {
 
         Metrics metrics = new Metrics();
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
-        streams = new StreamHub(store.eventLog(), api.json(), settings);
+        streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
         webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);

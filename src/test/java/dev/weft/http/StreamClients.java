@@ -114,12 +114,15 @@ final class StreamClients {
     static final class Sse extends Events {
         final HttpResponse<Stream<String>> response;
         final Thread reader;
+        /** Every line read, for the body of a refusal. */
+        final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         private Sse(HttpResponse<Stream<String>> response) {
             this.response = response;
             this.reader = Thread.ofVirtual().start(() -> {
                 try {
                     response.body().forEach(line -> {
+                        lines.add(line);
                         if (line.startsWith("data: ")) {
                             events.add(JSON.parse(line.substring(6), "event"));
                         }
@@ -130,12 +133,12 @@ final class StreamClients {
             });
         }
 
-        /** Opens an SSE stream; answers the response (with its status) whatever it is. */
+        /** Opens an SSE stream (as the admin unless {@code headers} name an Authorization); answers the response whatever its status. */
         static Sse open(TestServer weft, String pathAndQuery, String... headers) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(weft.uri(pathAndQuery)).timeout(Duration.ofSeconds(10))
                     .header("Accept", "text/event-stream").header("Authorization", TestServer.ADMIN);
             for (int i = 0; i < headers.length; i += 2) {
-                b.header(headers[i], headers[i + 1]);
+                b.setHeader(headers[i], headers[i + 1]); // an Authorization given replaces the admin's
             }
             HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             return new Sse(own.send(b.build(), HttpResponse.BodyHandlers.ofLines()));
@@ -143,6 +146,12 @@ final class StreamClients {
 
         int status() {
             return response.statusCode();
+        }
+
+        /** The whole body, once the server ended it (an error answered instead of a stream). */
+        String body() throws InterruptedException {
+            reader.join(5000);
+            return String.join("\n", lines);
         }
 
         @Override
