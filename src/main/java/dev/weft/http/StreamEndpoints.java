@@ -4,6 +4,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.security.Authorizer;
 import dev.weft.security.Credential;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
@@ -38,7 +39,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
  * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
  * old) is answered 4xx before the upgrade. The request's {@link Permission} (access rules) gives
- * the subscriber's read filter and projection, applied to every event. The engine is {@link StreamHub}; this class only
+ * the subscriber's read filter and projection, applied to every event; the collection's
+ * {@link DocumentPolicy} refuses filters on what it hides (400, as a GET's), and the hub applies
+ * it to every event. The engine is {@link StreamHub}; this class only
  * adapts Jetty's WebSocket session and response to its {@link Outlet}.
  */
 final class StreamEndpoints {
@@ -68,6 +71,7 @@ final class StreamEndpoints {
         api.existingCollection(ns);
         List<JsonNode> filters = new ArrayList<>();
         ex.params("filter").forEach(f -> filters.add(ReadParams.jsonParam(api, "filter", f)));
+        filters.forEach(f -> api.policy(ns).checkQuery("filter", f)); // as a GET's filter
         open(ex, StreamQuery.adhoc(ns, filters, api.limits()));
     }
 
@@ -76,6 +80,8 @@ final class StreamEndpoints {
         if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
+        DocumentPolicy policy = api.policy(base.ns());
+        base.documentPaths().values().forEach(path -> policy.checkPath("the stream's filter", path)); // fullDocument.password is password
         StreamQuery query = withAccess(base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false)),
                 ex.permission());
         Optional<String> resume = ex.param("resumeAfter").or(() -> ex.header("Last-Event-ID"));

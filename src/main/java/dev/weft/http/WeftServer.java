@@ -89,7 +89,7 @@ public final class WeftServer implements AutoCloseable {
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
-        streams = new StreamHub(store.eventLog(), api.json(), settings);
+        streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
         streams.watchAccess(() -> security.usersVersion() + authorizer.rulesVersion()); // both only grow
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);

@@ -2,6 +2,7 @@ package dev.weft.store;
 
 import dev.weft.core.WeftException;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A store's record of committed changes, kept for a retention window (by age and by count) so
@@ -25,6 +26,12 @@ public interface EventLog {
      */
     List<ChangeEvent> after(long after, int limit);
 
+    /**
+     * The seq of the first {@link ChangeEvent.Operation#DROP drop} of {@code ns} logged after
+     * {@code after}, if any: a stream of {@code ns} resuming from {@code after} would cross it.
+     */
+    OptionalLong droppedAfter(Namespace ns, long after);
+
     /** Events with {@code seq <= floor()} are gone. */
     long floor();
 
@@ -35,6 +42,15 @@ public interface EventLog {
     static WeftException tooOld() {
         return new WeftException(410, "the resume token is older than the retention window"
                 + " (stream-retention-events, stream-retention-ms): events after it were discarded");
+    }
+
+    /**
+     * The 410 for a position before the drop of the stream's collection: the stream was
+     * invalidated there, and what follows belongs to another collection of the same name.
+     */
+    static WeftException invalidated(Namespace ns, long dropSeq) {
+        return new WeftException(410, "the resume token is from before collection " + ns + " was dropped (event "
+                + String.format("%016x", dropSeq) + "): that stream was invalidated; open a new stream without a resume token");
     }
 
     /** The 400 for a position beyond the newest committed event. */

@@ -2,11 +2,14 @@ package dev.weft.stream;
 
 import dev.weft.core.Json;
 import dev.weft.query.Projection;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.ChangeEvent;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -14,7 +17,13 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * One change event as the matcher sees it, with everything derived from it computed at most once
  * however many subscribers look: the parsed documents before and after, the event document
- * {@code $match} stages run on, and the rendered frames. Used by the dispatcher thread only.
+ * {@code $match} stages run on, and the rendered frames. Used by the dispatcher thread only (or
+ * by one replaying subscriber's thread).
+ *
+ * <p>Everything here is already as the collection's {@link DocumentPolicy} lets it leave the API
+ * (the users collection's {@code password} removed from the documents, {@code updatedFields} and
+ * {@code removedFields}): subscribers' filters, read filters and frames never see what a GET would
+ * not show. {@link DocumentPolicy#NONE} costs nothing: the stored bytes are copied as they are.
  *
  * <p>The event shape is MongoDB's: {@code {_id: {_data: token}, operationType, wallTime, ns:
  * {db, coll}, documentKey: {_id}, fullDocument, updateDescription: {updatedFields,
@@ -24,6 +33,7 @@ import tools.jackson.databind.node.ObjectNode;
 final class EventView {
     final ChangeEvent event;
     private final Json json;
+    private final DocumentPolicy policy;
     private final String token;
     private JsonNode after;
     private JsonNode before;
@@ -32,16 +42,22 @@ final class EventView {
     private Frame frame;
     private Frame leave;
 
-    EventView(ChangeEvent event, Json json) {
+    EventView(ChangeEvent event, Json json, DocumentPolicy policy) {
         this.event = event;
         this.json = json;
+        this.policy = policy;
         this.token = Tokens.encode(event.seq());
+    }
+
+    /** The collection was dropped: its streams get {@link #frame} ({@code drop}), then {@link #invalidate}, and end. */
+    boolean isDrop() {
+        return event.operation() == ChangeEvent.Operation.DROP;
     }
 
     /** The document after the change; null for a delete. */
     JsonNode after() {
         if (after == null && event.fullDocument() != null) {
-            after = json.parse(event.fullDocument(), "event document");
+            after = readable(event.fullDocument(), "event document");
         }
         return after;
     }
@@ -49,9 +65,14 @@ final class EventView {
     /** The document before the change; null for an insert. */
     JsonNode before() {
         if (before == null && event.previousDocument() != null) {
-            before = json.parse(event.previousDocument(), "event pre-image");
+            before = readable(event.previousDocument(), "event pre-image");
         }
         return before;
+    }
+
+    private JsonNode readable(byte[] stored, String what) {
+        JsonNode doc = json.parse(stored, what);
+        return doc.isObject() ? policy.readable((ObjectNode) doc) : doc;
     }
 
     /** The change event as a document, for {@code $match} stages. */
@@ -80,6 +101,15 @@ final class EventView {
     /** The event with {@code fullDocument} projected for one subscriber (not shared). */
     Frame projected(Projection projection) {
         return new Frame(token, json.bytes(node(after(), Optional.of(projection))));
+    }
+
+    /** What ends a stream after a drop: {@code {_id, operationType: "invalidate", wallTime}}. */
+    Frame invalidate() {
+        ObjectNode node = Json.NODES.objectNode();
+        node.putObject("_id").put("_data", token);
+        node.put("operationType", "invalidate");
+        node.putObject("wallTime").put("$date", event.wallTime());
+        return new Frame(token, json.bytes(node));
     }
 
     Frame leave() {
@@ -113,7 +143,9 @@ final class EventView {
         ObjectNode ns = node.putObject("ns");
         ns.put("db", event.ns().db());
         ns.put("coll", event.ns().coll());
-        node.putObject("documentKey").set("_id", event.documentKey());
+        if (!isDrop()) {
+            node.putObject("documentKey").set("_id", event.documentKey());
+        }
         return node;
     }
 
@@ -131,14 +163,29 @@ final class EventView {
         JsonNode fields = event.updateDescription().updatedFields();
         if (fields != null) {
             fields.properties().stream().filter(e -> shown.test(e.getKey())).forEach(e -> updated.set(e.getKey(), e.getValue()));
+            policy.readable(updated);
         }
         var removed = d.putArray("removedFields");
         if (event.updateDescription().removedFields() != null) {
-            event.updateDescription().removedFields().stream().filter(shown).forEach(removed::add);
+            readableNames(event.updateDescription().removedFields()).stream().filter(shown).forEach(removed::add);
         }
     }
 
-    /** The shared rendering: the stored document bytes are copied in, not re-encoded. */
+    /**
+     * The removed field paths the policy shows: it judges them as it judges {@code updatedFields},
+     * whose keys are the same dotted paths.
+     */
+    private List<String> readableNames(List<String> paths) {
+        if (policy == DocumentPolicy.NONE) {
+            return paths;
+        }
+        ObjectNode probe = Json.NODES.objectNode();
+        paths.forEach(p -> probe.putNull(p));
+        Set<String> kept = Set.copyOf(policy.readable(probe).propertyNames());
+        return paths.stream().filter(kept::contains).toList();
+    }
+
+    /** The shared rendering: the stored document bytes (as the policy shows them) are copied in, not re-encoded. */
     private byte[] render() {
         ObjectNode head = head(operationType());
         describe(head, Optional.empty());
@@ -146,10 +193,11 @@ final class EventView {
         if (event.fullDocument() == null) {
             return h;
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(h.length + event.fullDocument().length + 16);
+        byte[] doc = policy.readable(event.fullDocument());
+        ByteArrayOutputStream out = new ByteArrayOutputStream(h.length + doc.length + 16);
         out.write(h, 0, h.length - 1);
         out.writeBytes(",\"fullDocument\":".getBytes(StandardCharsets.US_ASCII));
-        out.writeBytes(event.fullDocument());
+        out.writeBytes(doc);
         out.write('}');
         return out.toByteArray();
     }

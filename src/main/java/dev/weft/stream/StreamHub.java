@@ -4,6 +4,7 @@ import dev.weft.core.Json;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.MatchBudget;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
@@ -51,6 +52,12 @@ import tools.jackson.databind.JsonNode;
  * then, under the lock, replays up to {@code lastDispatched} and joins the index with
  * {@link Subscriber#from} set to where its replay stopped: every later event reaches it live
  * exactly once, in order.
+ *
+ * <p>What a subscriber receives of an event is decided by one function, {@link #match}, for the
+ * replay and the live feed alike: the collection, the filter, the access rule (read filter,
+ * projection) and the collection's document policy ({@link EventView}). A resume token is only a
+ * position in the log; it grants nothing. A {@code drop} of the collection ends every stream of
+ * it with {@code drop} and {@code invalidate}; a token from before it is refused ({@link #check}).
  */
 public final class StreamHub implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamHub.class);
@@ -83,6 +90,7 @@ public final class StreamHub implements AutoCloseable {
 
     private final EventLog log;
     private final Json json;
+    private final DocumentPolicy.Lookup policies;
     private final int clientQueue;
     private final long heartbeatNanos;
     private final long accessCheckMs;
@@ -108,17 +116,21 @@ public final class StreamHub implements AutoCloseable {
     private final List<Subscriber> costly = new ArrayList<>();
     /** Dispatcher only: subscribers whose match ran past {@link #matchBudget}, ended after the event. */
     private final List<Subscriber> overBudget = new ArrayList<>();
+    /** Dispatcher only: subscribers the current event (a drop) invalidated, ended after it. */
+    private final List<Subscriber> invalidated = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private volatile long lastDispatched;
     private volatile boolean closing;
 
-    public StreamHub(EventLog log, Json json, Settings settings) {
-        this(log, json, settings, Runtime.getRuntime().availableProcessors());
+    /** {@code policies}: what each collection lets leave the API (the users collection hides passwords). */
+    public StreamHub(EventLog log, Json json, Settings settings, DocumentPolicy.Lookup policies) {
+        this(log, json, settings, policies, Runtime.getRuntime().availableProcessors());
     }
 
-    StreamHub(EventLog log, Json json, Settings settings, int fanoutThreads) {
+    StreamHub(EventLog log, Json json, Settings settings, DocumentPolicy.Lookup policies, int fanoutThreads) {
         this.log = log;
         this.json = json;
+        this.policies = policies;
         this.clientQueue = settings.streamClientQueue();
         this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(settings.streamHeartbeatMs());
         this.accessCheckMs = settings.streamAccessCheckMs();
@@ -139,10 +151,17 @@ public final class StreamHub implements AutoCloseable {
         scheduler.scheduleAtFixedRate(() -> all.forEach(s -> s.heartbeat(heartbeatNanos / 2)), every, every, TimeUnit.MILLISECONDS);
     }
 
-    /** Refuses, before anything is sent, a resume position the log cannot serve (410 too old, 400 unknown). */
+    /**
+     * Refuses, before anything is sent, a resume position the log cannot serve: 410 too old, 400
+     * unknown, 410 before a drop of the collection (its stream was invalidated there).
+     */
     public void check(StreamQuery query) {
         if (query.resumeAfter().isPresent()) {
-            log.after(query.resumeAfter().getAsLong(), 1);
+            long after = query.resumeAfter().getAsLong();
+            log.after(after, 1);
+            log.droppedAfter(query.ns(), after).ifPresent(drop -> {
+                throw EventLog.invalidated(query.ns(), drop);
+            });
         }
     }
 
@@ -249,13 +268,13 @@ public final class StreamHub implements AutoCloseable {
                     break;
                 }
                 for (ChangeEvent e : batch) {
-                    deliver(s, new EventView(e, json), budget);
+                    deliver(s, view(e), budget);
                     position = e.seq();
                 }
             }
             synchronized (lock) {
                 boolean more = true;
-                while (more && position < lastDispatched) {
+                while (more && position < lastDispatched && !s.ended()) {
                     List<ChangeEvent> batch = log.after(position, REPLAY_BATCH);
                     more = !batch.isEmpty();
                     for (ChangeEvent e : batch) {
@@ -263,7 +282,7 @@ public final class StreamHub implements AutoCloseable {
                             more = false;
                             break;
                         }
-                        deliver(s, new EventView(e, json), budget);
+                        deliver(s, view(e), budget);
                         position = e.seq();
                     }
                 }
@@ -354,12 +373,16 @@ public final class StreamHub implements AutoCloseable {
         }
         Group g = groups.get(e.ns());
         if (g != null) {
-            EventView v = new EventView(e, json);
+            EventView v = view(e);
             for (Subscriber s : g.scan) {
                 consider(s, v);
             }
             if (!g.byEquality.isEmpty()) {
                 g.byEquality.forEach((path, byKey) -> {
+                    if (v.isDrop()) {
+                        byKey.values().forEach(subs -> subs.forEach(s -> consider(s, v)));
+                        return;
+                    }
                     considerAt(byKey, v.after(), path, v);
                     considerAt(byKey, v.before(), path, v);
                 });
@@ -381,8 +404,14 @@ public final class StreamHub implements AutoCloseable {
                 s.end(1008, overBudgetReason(v));
             }
             overBudget.clear();
+            invalidated.forEach(s -> invalidate(s, v));
+            invalidated.clear();
         }
         lastDispatched = e.seq();
+    }
+
+    private EventView view(ChangeEvent e) {
+        return new EventView(e, json, policies.of(e.ns()));
     }
 
     /** The subscribers indexed under a value {@code doc} has at {@code path}, each once per event. */
@@ -408,6 +437,9 @@ public final class StreamHub implements AutoCloseable {
     private void consider(Subscriber s, EventView v) {
         if (v.event.seq() <= s.from) {
             return;
+        }
+        if (v.isDrop() && s.query.ns().equals(v.event.ns())) {
+            invalidated.add(s); // ended after the walk of the group, which it leaves
         }
         consider(s, v, Math.min(matchBudget, QUICK_TESTS));
     }
@@ -445,6 +477,14 @@ public final class StreamHub implements AutoCloseable {
         } else if (frame != null && s.offer(frame)) {
             sent.incrementAndGet();
         }
+        if (v.isDrop() && s.query.ns().equals(v.event.ns())) {
+            invalidate(s, v);
+        }
+    }
+
+    /** After its collection's drop event: {@code invalidate}, then the stream ends (close 1000). */
+    private static void invalidate(Subscriber s, EventView v) {
+        s.finish(v.invalidate(), 1000, "invalidate: the collection was dropped"); // a close reason has 123 bytes at most
     }
 
     /** {@link #match} within {@code tests} value tests of {@code budget}; {@link #TOO_COSTLY} past them. */
@@ -463,14 +503,22 @@ public final class StreamHub implements AutoCloseable {
     }
 
     /**
-     * What {@code s} is to receive of {@code v}, or null: the event itself when the filter and
-     * the access rule pass; otherwise, for a subscriber that asked for leaves, a leave event when
-     * the document matched (and was visible) before this change. On a document filter a delete is
-     * judged by the deleted document.
+     * What {@code s} is to receive of {@code v}, or null; the one place that decides it, for the
+     * replay and the live feed. Nothing of another collection. Else the event itself when the
+     * filter and the access rule pass; otherwise, for a subscriber that asked for leaves, a leave
+     * event when the document matched (and was visible) before this change. On a document filter
+     * a delete is judged by the deleted document. A drop has no document: a document filter lets
+     * it through, an event filter ({@code $match}) judges it as MongoDB does.
      */
     private Frame match(Subscriber s, EventView v, MatchBudget budget) {
         evaluations.incrementAndGet();
         StreamQuery q = s.query;
+        if (!q.ns().equals(v.event.ns())) {
+            return null;
+        }
+        if (v.isDrop()) {
+            return q.onDocument() || q.filter().matches(v.eventNode()) ? v.frame() : null;
+        }
         boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
         JsonNode doc = delete ? v.before() : v.after();
         JsonNode now = q.onDocument() ? doc : v.eventNode();

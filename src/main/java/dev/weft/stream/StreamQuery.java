@@ -5,6 +5,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.Projection;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.Variables;
 import dev.weft.store.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +38,9 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
 
     /**
      * The named stream {@code name} of a collection whose metadata is {@code properties}, with
-     * {@code avars} (a JSON object, may be empty) substituted for {@code {"$var": "x"}}. 404 for an
-     * unknown stream, 400 for a bad definition or missing variable.
+     * {@code avars} (a JSON object, may be empty) bound to its {@code {"$var": "x"}} as values
+     * ({@link Variables}). 404 for an unknown stream, 400 for a bad definition, a missing variable
+     * or a variable holding an operator.
      */
     public static StreamQuery named(Namespace ns, ObjectNode properties, String name, Optional<JsonNode> avars,
                                     QueryLimits limits) {
@@ -50,7 +52,7 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
             throw WeftException.badRequest("avars must be a JSON object");
         }
         JsonNode spec = match(stream, name);
-        spec = substitute(spec, avars.map(v -> (ObjectNode) v).orElse(Json.NODES.objectNode()), name);
+        spec = Variables.bindInFilter(spec, avars.map(v -> (ObjectNode) v).orElse(Json.NODES.objectNode()), "stream " + name);
         return of(ns, spec, false, limits);
     }
 
@@ -87,7 +89,7 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
             }
             seen.add(name);
             JsonNode spec = match(stream, name);
-            Filter.parse(withNullVars(spec), limits);
+            Filter.parse(Variables.unbound(spec), limits);
         }
     }
 
@@ -200,56 +202,6 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         ObjectNode and = Json.NODES.objectNode();
         matches.forEach(and.putArray("$and")::add);
         return and;
-    }
-
-    /** RESTHeart's aggregation variables: {@code {"$var": "x"}} or {@code {"$var": ["x", default]}}. */
-    private static JsonNode substitute(JsonNode node, ObjectNode avars, String stream) {
-        if (node.isObject()) {
-            JsonNode var = node.size() == 1 ? node.get("$var") : null;
-            if (var != null) {
-                String name = var.isString() ? var.stringValue()
-                        : var.isArray() && var.size() == 2 && var.get(0).isString() ? var.get(0).stringValue() : null;
-                if (name == null) {
-                    throw WeftException.badRequest("stream " + stream + ": $var needs a name or [name, default]");
-                }
-                JsonNode value = avars.get(name);
-                if (value != null) {
-                    return value;
-                }
-                if (var.isArray()) {
-                    return var.get(1);
-                }
-                throw WeftException.badRequest("stream " + stream + " needs the variable " + name + " in avars");
-            }
-            ObjectNode copy = Json.NODES.objectNode();
-            for (Map.Entry<String, JsonNode> e : node.properties()) {
-                copy.set(e.getKey(), substitute(e.getValue(), avars, stream));
-            }
-            return copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = Json.NODES.arrayNode();
-            node.forEach(e -> copy.add(substitute(e, avars, stream)));
-            return copy;
-        }
-        return node;
-    }
-
-    private static JsonNode withNullVars(JsonNode node) {
-        if (node.isObject()) {
-            if (node.size() == 1 && node.has("$var")) {
-                return Json.NODES.nullNode();
-            }
-            ObjectNode copy = Json.NODES.objectNode();
-            node.properties().forEach(e -> copy.set(e.getKey(), withNullVars(e.getValue())));
-            return copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = Json.NODES.arrayNode();
-            node.forEach(e -> copy.add(withNullVars(e)));
-            return copy;
-        }
-        return node;
     }
 
     /**

@@ -163,6 +163,24 @@ final class Subscriber implements StreamHub.Subscription {
         drain();
     }
 
+    /**
+     * Queues {@code last} and ends the stream with a close code once every queued frame is
+     * written (a stream invalidated by its collection's drop ends with what it was told).
+     */
+    void finish(Frame last, int code, String reason) {
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            queue.add(last);
+            ended = true; // takes no more frames; drain still writes the queued ones, then closes
+            closeCode = code;
+            closeReason = reason;
+        }
+        hub.remove(this);
+        drain();
+    }
+
     /** Ends the stream with a close code once what is in flight is written; queued frames are dropped. */
     void end(int code, String reason) {
         synchronized (this) {
@@ -206,13 +224,12 @@ final class Subscriber implements StreamHub.Subscription {
             String reason = null;
             synchronized (this) {
                 if (!inFlight) {
-                    if (closeReason != null) {
+                    next = queue.poll(); // empty once ended, but after finish
+                    inFlight = next != null;
+                    if (next == null && closeReason != null) {
                         code = closeCode;
                         reason = closeReason;
                         closeReason = null;
-                    } else if (!ended) {
-                        next = queue.poll();
-                        inFlight = next != null;
                     }
                 }
             }

@@ -120,6 +120,8 @@ final class StreamClients {
         final Thread reader;
         /** The data of the server's {@code close} event ({@code code}, {@code reason}); null when the response ended without one. */
         final CompletableFuture<JsonNode> closed = new CompletableFuture<>();
+        /** Every line read, for the body of a refusal. */
+        final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         private Sse(HttpResponse<Stream<String>> response) {
             this.response = response;
@@ -127,6 +129,7 @@ final class StreamClients {
                 String[] event = {""};
                 try {
                     response.body().forEach(line -> {
+                        lines.add(line);
                         if (line.startsWith("event: ")) {
                             event[0] = line.substring(7);
                         } else if (line.startsWith("data: ")) {
@@ -149,7 +152,7 @@ final class StreamClients {
             });
         }
 
-        /** Opens an SSE stream; answers the response (with its status) whatever it is. */
+        /** Opens an SSE stream (as the admin unless {@code headers} name an Authorization); answers the response whatever its status. */
         static Sse open(TestServer weft, String pathAndQuery, String... headers) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(weft.uri(pathAndQuery)).timeout(Duration.ofSeconds(10))
                     .header("Accept", "text/event-stream");
@@ -170,6 +173,12 @@ final class StreamClients {
 
         int status() {
             return response.statusCode();
+        }
+
+        /** The whole body, once the server ended it (an error answered instead of a stream). */
+        String body() throws InterruptedException {
+            reader.join(5000);
+            return String.join("\n", lines);
         }
 
         @Override

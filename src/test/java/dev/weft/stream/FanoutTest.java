@@ -7,6 +7,7 @@ import static dev.weft.stream.StreamHubTest.waitFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.core.Settings;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.stream.StreamHubTest.MemoryLog;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ class FanoutTest {
     void everySubscriberGetsEveryEventOnceInCommitOrderWhateverLaneWritesIt() throws Exception {
         MemoryLog log = new MemoryLog();
         ScheduledExecutorService io = Executors.newScheduledThreadPool(2);
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), 3)) {
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 3)) {
             List<Jittery> outlets = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 Jittery o = new Jittery(io);
@@ -110,7 +111,7 @@ class FanoutTest {
     @Test
     void aSubscriberIsHandedToItsLaneOnceUntilPumpedAndNotWhileAWriteIsInFlight() {
         MemoryLog log = new MemoryLog();
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), 1)) {
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 1)) {
             Stuck outlet = new Stuck();
             Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null);
             Frame a = new Frame("a", new byte[0]);
@@ -127,7 +128,7 @@ class FanoutTest {
     void aClientThatStopsReadingIsCutOffWith1013AndForgotten() throws Exception {
         MemoryLog log = new MemoryLog();
         Settings settings = Settings.parse(new String[] {"--stream-client-queue", "3"}, Map.of());
-        try (StreamHub hub = new StreamHub(log, JSON, settings, 2)) {
+        try (StreamHub hub = new StreamHub(log, JSON, settings, DocumentPolicy.Lookup.NONE, 2)) {
             Stuck stuck = new Stuck();
             StreamHubTest.Recorder fine = new StreamHubTest.Recorder();
             hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), stuck);
@@ -149,7 +150,7 @@ class FanoutTest {
     void aBurstLongerThanTheQueueCutsOffNoClientThatReads() throws Exception {
         MemoryLog log = new MemoryLog();
         Settings settings = Settings.parse(new String[] {"--stream-client-queue", "3"}, Map.of());
-        try (StreamHub hub = new StreamHub(log, JSON, settings, 2)) {
+        try (StreamHub hub = new StreamHub(log, JSON, settings, DocumentPolicy.Lookup.NONE, 2)) {
             List<StreamHubTest.Recorder> fast = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 StreamHubTest.Recorder r = new StreamHubTest.Recorder();

@@ -1,10 +1,13 @@
 package dev.weft.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.core.Json;
 import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -32,9 +36,16 @@ class StreamHubTest {
         final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
 
         void insert(String doc) {
+            insert(NS, doc);
+        }
+
+        void insert(Namespace ns, String doc) {
             JsonNode d = JSON.parse(doc, "doc");
-            ChangeEvent e = new ChangeEvent(NS, ChangeEvent.Operation.INSERT, d.get("_id"),
-                    doc.getBytes(StandardCharsets.UTF_8), null, null).at(events.size() + 1, System.currentTimeMillis());
+            append(new ChangeEvent(ns, ChangeEvent.Operation.INSERT, d.get("_id"), doc.getBytes(StandardCharsets.UTF_8), null, null));
+        }
+
+        void append(ChangeEvent unlogged) {
+            ChangeEvent e = unlogged.at(events.size() + 1, System.currentTimeMillis());
             events.add(e);
             listeners.forEach(l -> l.committed(e.seq(), List.of(e)));
         }
@@ -50,6 +61,12 @@ class StreamHubTest {
         }
 
         @Override
+        public OptionalLong droppedAfter(Namespace ns, long after) {
+            return events.stream().filter(e -> e.seq() > after && e.operation() == ChangeEvent.Operation.DROP
+                    && e.ns().equals(ns)).mapToLong(ChangeEvent::seq).findFirst();
+        }
+
+        @Override
         public long floor() {
             return 0;
         }
@@ -62,6 +79,7 @@ class StreamHubTest {
 
     static final class Recorder implements Outlet {
         final List<JsonNode> events = new CopyOnWriteArrayList<>();
+        volatile int closeCode;
 
         @Override
         public void send(Frame frame, Consumer<Throwable> done) {
@@ -72,7 +90,9 @@ class StreamHubTest {
         }
 
         @Override
-        public void close(int code, String reason) {}
+        public void close(int code, String reason) {
+            closeCode = code;
+        }
 
         @Override
         public void abort() {}
@@ -92,7 +112,7 @@ class StreamHubTest {
     @Test
     void namedStreamMatchesTheEventDocument() throws Exception {
         MemoryLog log = new MemoryLog();
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             StreamQuery q = StreamQuery.named(NS, props("{\"streams\":[{\"uri\":\"t\",\"stages\":"
                     + "[{\"$match\":{\"fullDocument.tag\":{\"$var\":\"t\"},\"operationType\":\"insert\"}}]}]}"),
                     "t", Optional.of(JSON.parse("{\"t\":\"a\"}", "avars")), LIMITS);
@@ -109,7 +129,7 @@ class StreamHubTest {
     @Test
     void anEventMeetsOnlyTheSubscribersWhoseEqualityItCarries() throws Exception {
         MemoryLog log = new MemoryLog();
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             List<Recorder> recorders = new ArrayList<>();
             for (int i = 0; i < 1000; i++) {
                 Recorder r = new Recorder();
@@ -129,7 +149,7 @@ class StreamHubTest {
     @Test
     void resumingReplaysTheLogThenJoinsLiveExactlyOnce() throws Exception {
         MemoryLog log = new MemoryLog();
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults())) {
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             for (int i = 1; i <= 50; i++) {
                 log.insert("{\"_id\":" + i + "}");
             }
@@ -143,6 +163,70 @@ class StreamHubTest {
             assertThat(r.events).hasSize(90);
             List<Integer> ids = r.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList();
             assertThat(ids).isSorted().doesNotHaveDuplicates().startsWith(11).endsWith(100);
+        }
+    }
+
+    /** Hides {@code secret}, as the users collection's policy hides {@code password}. */
+    private static final DocumentPolicy HIDES_SECRET = new DocumentPolicy() {
+        @Override
+        public ObjectNode readable(ObjectNode document) {
+            document.remove("secret");
+            return document;
+        }
+
+        @Override
+        public byte[] readable(byte[] stored) {
+            return JSON.bytes(readable(JSON.parseObject(stored, "doc")));
+        }
+    };
+
+    @Test
+    void aReplayShowsExactlyWhatTheLiveFeedShows() throws Exception {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), ns -> HIDES_SECRET)) {
+            log.insert(new Namespace("db", "other"), "{\"_id\":\"elsewhere\"}");
+            log.insert("{\"_id\":1,\"secret\":\"s1\"}");
+            StreamQuery q = StreamQuery.adhoc(NS, List.of(), LIMITS);
+            Recorder replayed = new Recorder();
+            hub.subscribe(q.resumingAfter(Tokens.encode(0), JSON), replayed);
+            waitFor(() -> replayed.events.size() == 1);
+            Recorder live = new Recorder();
+            hub.subscribe(q, live);
+            log.insert(new Namespace("db", "other"), "{\"_id\":\"elsewhere-2\"}");
+            log.insert("{\"_id\":2,\"secret\":\"s2\"}");
+            waitFor(() -> replayed.events.size() == 2 && live.events.size() == 1);
+            Thread.sleep(100);
+            assertThat(replayed.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList()).containsExactly(1, 2);
+            assertThat(replayed.events.get(1)).isEqualTo(live.events.getFirst());
+            assertThat(replayed.events.toString()).doesNotContain("secret").doesNotContain("elsewhere");
+        }
+    }
+
+    @Test
+    void aDropSendsDropAndInvalidateLiveAndReplayedThenEndsTheStream() throws Exception {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
+            Recorder indexed = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"user\":1}", "f")), LIMITS), indexed);
+            Recorder elsewhere = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(new Namespace("db", "other"), List.of(), LIMITS), elsewhere);
+            log.insert("{\"_id\":1,\"user\":1}");
+            log.append(ChangeEvent.dropped(NS));
+            waitFor(() -> indexed.closeCode == 1000);
+            assertThat(indexed.events.stream().map(e -> e.get("operationType").asString()).toList())
+                    .containsExactly("insert", "drop", "invalidate");
+            assertThat(elsewhere.events).isEmpty();
+            assertThat(hub.subscribers()).isEqualTo(1);
+
+            Recorder replayed = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(0), JSON), replayed);
+            waitFor(() -> replayed.closeCode == 1000);
+            assertThat(replayed.events.stream().map(e -> e.get("operationType").asString()).toList())
+                    .containsExactly("insert", "drop", "invalidate");
+            assertThatThrownBy(() -> hub.check(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(1), JSON)))
+                    .isInstanceOf(WeftException.class).hasMessageContaining("db/c was dropped")
+                    .extracting(e -> ((WeftException) e).status()).isEqualTo(410);
+            hub.check(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(2), JSON));
         }
     }
 

@@ -238,6 +238,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
                     }
                     if (catalogChanged) {
                         reload();
+                        events.wake(); // another node's drop logged its event
                     }
                 }
             } catch (SQLException | RuntimeException e) {
@@ -317,10 +318,12 @@ public final class PostgresStore extends CatalogStore<Connection> {
         exec(c, "CREATE TABLE d" + id + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)");
     }
 
+    /** Also logs the drop, in the same transaction: every node's streams of the collection are invalidated. */
     @Override
     protected void dropTables(Connection c, Catalog.Coll coll) throws SQLException {
         // the row lock first: writers holding a share lock on it finish, later ones find it gone
         update(c, "DELETE FROM weft_colls WHERE id = ?", coll.id());
+        events.append(c, List.of(ChangeEvent.dropped(coll.ns())));
         for (Catalog.Index index : coll.indexes()) {
             exec(c, "DROP TABLE IF EXISTS " + index.table());
         }
@@ -427,6 +430,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
                 R result = fn.run(c, Catalog.load(c, json));
                 notify(c, channel, "c");
                 c.commit();
+                events.wake(); // a drop logged its event
                 return result;
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c, e);

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The SQLite event log: table {@code weft_events}, one row per changed document, appended by the
@@ -29,10 +30,12 @@ import java.util.List;
  * when it resumes later).
  */
 final class EventTable {
+    private static final int DROP = ChangeEvent.Operation.DROP.ordinal();
     static final List<String> SCHEMA = List.of(
             "CREATE TABLE IF NOT EXISTS weft_events(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, db TEXT NOT NULL,"
                     + " coll TEXT NOT NULL, op INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB, pre BLOB, upd BLOB)",
-            "CREATE TABLE IF NOT EXISTS weft_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+            "CREATE TABLE IF NOT EXISTS weft_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS weft_events_drops ON weft_events(db, coll, seq) WHERE op = " + DROP);
     private static final long PRUNE_EVERY_MS = 1000;
     private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
 
@@ -153,6 +156,18 @@ final class EventTable {
         }
         checkPosition(after); // pruned while reading: refuse rather than return a gap
         return out;
+    }
+
+    /** See {@link EventLog#droppedAfter}; a partial index holds the drops, so this is one probe. */
+    OptionalLong droppedAfter(Sql sql, Namespace ns, long after) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT seq FROM weft_events WHERE op = " + DROP
+                + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1");
+        ps.setString(1, ns.db());
+        ps.setString(2, ns.coll());
+        ps.setLong(3, after);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        }
     }
 
     private void checkPosition(long after) {

@@ -31,6 +31,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -71,6 +72,8 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     private final AtomicLong commitSeq = new AtomicLong();
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
+    /** Writer thread only: the events of the catalog change running, logged in its transaction. */
+    private List<ChangeEvent> ddlEvents;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
@@ -143,6 +146,11 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
     }
 
     @Override
+    public OptionalLong droppedAfter(Namespace ns, long after) {
+        return read(true, sql -> events.droppedAfter(sql, ns, after));
+    }
+
+    @Override
     public long floor() {
         return events.floor();
     }
@@ -159,10 +167,20 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         return catalog;
     }
 
-    /** On the writer, with the catalog as it stands there (every catalog change runs there). */
+    /**
+     * On the writer, with the catalog as it stands there (every catalog change runs there); the
+     * events it logs ({@link #ddlEvents}, collection drops) commit with it.
+     */
     @Override
     protected <R> R ddl(Ddl<Sql, R> fn) {
-        return writer.ddl(sql -> fn.run(sql, catalog));
+        return writer.ddl((sql, logged) -> {
+            ddlEvents = logged;
+            try {
+                return fn.run(sql, catalog);
+            } finally {
+                ddlEvents = null;
+            }
+        });
     }
 
     @Override
@@ -202,9 +220,13 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         sql.exec("CREATE TABLE d" + id + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
     }
 
-    /** Runs on the writer: hides the collection from new reads first, then drops its tables and rows. */
+    /**
+     * Runs on the writer: hides the collection from new reads first, then drops its tables and
+     * rows, and logs the drop (its streams are invalidated when it commits).
+     */
     @Override
     protected void dropTables(Sql sql, Catalog.Coll coll) throws SQLException {
+        ddlEvents.add(ChangeEvent.dropped(coll.ns()));
         catalog = catalog.without(coll.ns());
         catalogGeneration.incrementAndGet();
         for (Catalog.Index index : coll.indexes()) {

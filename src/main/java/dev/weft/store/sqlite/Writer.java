@@ -46,9 +46,13 @@ final class Writer implements AutoCloseable {
         void committed(Set<Namespace> touched, List<ChangeEvent> events);
     }
 
-    /** A catalog change: runs alone in a transaction; {@code after} runs whether it committed or not. */
+    /**
+     * A catalog change: runs alone in a transaction; {@code after} runs whether it committed or
+     * not. What it adds to {@code events} is logged in the same transaction and published after
+     * the commit, as a write's events are.
+     */
     interface Ddl<T> {
-        T run(Sql sql) throws SQLException;
+        T run(Sql sql, List<ChangeEvent> events) throws SQLException;
     }
 
     private sealed interface Task permits Ops, DdlTask {}
@@ -252,10 +256,13 @@ final class Writer implements AutoCloseable {
     private void runDdl(DdlTask task) {
         Object result = null;
         RuntimeException failure = null;
+        List<ChangeEvent> logged = List.of();
         try {
             sql.exec("BEGIN IMMEDIATE");
             try {
-                result = task.ddl().run(sql);
+                List<ChangeEvent> events = new ArrayList<>();
+                result = task.ddl().run(sql, events);
+                logged = beforeCommit.log(sql, events);
                 sql.exec("COMMIT");
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -277,6 +284,13 @@ final class Writer implements AutoCloseable {
             afterDdl.run();
         } catch (RuntimeException e) {
             LOG.error("reloading the catalog failed", e);
+        }
+        if (failure == null && !logged.isEmpty()) {
+            try {
+                afterCommit.committed(Set.of(), logged);
+            } catch (RuntimeException e) {
+                LOG.error("commit listener failed", e);
+            }
         }
         if (failure != null) {
             task.done().completeExceptionally(failure);

@@ -8,6 +8,7 @@ import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
 import dev.weft.query.Update;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
@@ -130,7 +131,7 @@ class PgEventsTest {
 
     @Test
     void aSubscriberOnNodeBSeesWritesMadeOnNodeA() throws Exception {
-        try (StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults())) {
+        try (StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             Recorder r = new Recorder();
             hubB.subscribe(StreamQuery.adhoc(NS, List.of(JSON.parse("{\"k\":1}", "f")), LIMITS), r);
             insert(a, "{\"_id\":1,\"k\":1}");
@@ -145,8 +146,8 @@ class PgEventsTest {
     @Test
     void aTokenFromNodeAResumesOnNodeBWithNoGapAndNoDuplicateWhileWritesContinue() throws Exception {
         int count = 150;
-        try (StreamHub hubA = new StreamHub(log(a), JSON, Settings.defaults());
-             StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults())) {
+        try (StreamHub hubA = new StreamHub(log(a), JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE);
+             StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             Recorder onA = new Recorder();
             StreamHub.Subscription sub = hubA.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), onA);
             Thread writer = Thread.ofVirtual().start(() -> {

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  */
 final class WeftNode implements AutoCloseable {
     private static final String PASSWORD = "node-Admin-password-1";
-    private static final String ADMIN = admin(PASSWORD);
+    static final String ADMIN = admin(PASSWORD);
 
     private final Path data;
     private final Store store;
@@ -58,15 +58,24 @@ final class WeftNode implements AutoCloseable {
         return "Basic " + Base64.getEncoder().encodeToString(("admin:" + secret).getBytes(StandardCharsets.UTF_8));
     }
 
-    HttpResponse<String> send(String method, String path, String body, String authorization) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+    /** {@code headers}: more headers, name then value. */
+    HttpResponse<String> send(String method, String path, String body, String authorization, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
                 .timeout(requestTimeout)
                 .header("Authorization", authorization)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
         return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** {@code http://127.0.0.1:<port><path>}. */
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.port() + path);
     }
 
     HttpResponse<String> get(String path) throws Exception {
