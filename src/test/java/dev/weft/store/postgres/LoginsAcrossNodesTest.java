@@ -25,8 +25,8 @@ class LoginsAcrossNodesTest {
     @Test
     void aCatalogChangeOnOneNodeKeepsTheOthersLoginsAndAPasswordChangeEndsThem() throws Exception {
         String schema = PgTesting.freshSchema();
-        try (WeftNode a = new WeftNode(Duration.ofSeconds(30), "--store", PgTesting.url(schema));
-             WeftNode b = new WeftNode(Duration.ofSeconds(30), "--store", PgTesting.url(schema))) {
+        try (WeftNode a = new WeftNode(Duration.ofSeconds(30), "--store", PgTesting.url(schema), "--auth-cache-ttl-ms", "3600000");
+             WeftNode b = new WeftNode(Duration.ofSeconds(30), "--store", PgTesting.url(schema), "--auth-cache-ttl-ms", "3600000")) {
             assertThat(b.get("/").statusCode()).isEqualTo(200);
             long before = hashes(b);
 
