@@ -105,6 +105,8 @@ public final class PostgresStore extends CatalogStore<Connection> {
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile Plan<Catalog.Index> lastPlan;
     private final Thread listener;
+    /** Open once the listener's first LISTEN is in place and the catalog reloaded after it. */
+    private final java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
     private final PgEventLog events;
     private final WriteNotifier notifier;
     private volatile boolean closed;
@@ -136,6 +138,23 @@ public final class PostgresStore extends CatalogStore<Connection> {
         events.start();
         notifier = new WriteNotifier(pool, channel, OUTAGES);
         listener = Thread.ofPlatform().name("weft-pg-listener").daemon(true).start(this::listen);
+        awaitListening();
+    }
+
+    /**
+     * Serves nothing before other nodes' notifications reach this one: the listener's first
+     * connect reloads everything (changes since the first load may have been missed), which, once
+     * credentials and results are cached, would throw them all away. Bounded by
+     * {@code pg-startup-wait-ms}; past it the node starts anyway and the reload comes later.
+     */
+    private void awaitListening() {
+        try {
+            if (!listening.await(settings.pgStartupWaitMs(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                LOG.warn("PostgreSQL notifications are not listened to yet; starting anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void createSchema(Connection c) throws SQLException {
@@ -215,6 +234,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
                     s.execute("LISTEN " + channel);
                 }
                 reload(true);
+                listening.countDown();
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
                     PGNotification[] notes = pg.getNotifications(250);
