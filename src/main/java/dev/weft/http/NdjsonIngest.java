@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import tools.jackson.databind.node.ArrayNode;
@@ -36,17 +37,57 @@ final class NdjsonIngest {
 
     private record Line(long number, ObjectNode doc) {}
 
-    /** Counts, and the errors of the {@value #MAX_REPORTED} lowest-numbered bad lines. */
-    private static final class Report {
-        long inserted;
-        long failed;
-        final java.util.TreeMap<Long, String> errors = new java.util.TreeMap<>();
+    /**
+     * Counts, and the errors of the {@value #MAX_REPORTED} lowest-numbered bad lines. Not thread
+     * safe, and need not be: each thread fills its own (the request thread one for the lines it
+     * refuses, each chunk's store thread one for its chunk), and the request thread adds a
+     * chunk's report to its own only after that chunk's future is done. A report refuses to be
+     * written by any thread but the one that made it, so sharing one is a loud bug, not a race
+     * that loses counts now and then.
+     */
+    static final class Report {
+        private final Thread owner = Thread.currentThread();
+        private long inserted;
+        private long failed;
+        private final TreeMap<Long, String> errors = new TreeMap<>();
+
+        long inserted() {
+            return inserted;
+        }
+
+        long failed() {
+            return failed;
+        }
+
+        void inserted(long count) {
+            confined();
+            inserted += count;
+        }
 
         void error(long line, String message) {
+            confined();
             failed++;
+            keep(line, message);
+        }
+
+        void add(Report chunk) {
+            confined();
+            inserted += chunk.inserted;
+            failed += chunk.failed;
+            chunk.errors.forEach(this::keep);
+        }
+
+        private void keep(long line, String message) {
             errors.put(line, message);
             if (errors.size() > MAX_REPORTED) {
                 errors.pollLastEntry();
+            }
+        }
+
+        private void confined() {
+            if (Thread.currentThread() != owner) {
+                throw new IllegalStateException("an ndjson report is written by " + Thread.currentThread()
+                        + " but belongs to " + owner);
             }
         }
 
@@ -66,7 +107,7 @@ final class NdjsonIngest {
         Durability durability = api.durability(ex, ns);
         LineReader reader = new LineReader(ex.bodyStream(), api.settings().maxNdjsonLineBytes());
         List<Line> chunk = new ArrayList<>(CHUNK);
-        CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
+        CompletableFuture<Report> inFlight = CompletableFuture.completedFuture(new Report());
         byte[] line;
         while ((line = reader.next()) != null) {
             long number = reader.lineNumber();
@@ -88,39 +129,39 @@ final class NdjsonIngest {
                 chunk = new ArrayList<>(CHUNK);
             }
         }
-        inFlight = submit(inFlight, ns, durability, chunk, report);
-        await(inFlight);
+        if (!chunk.isEmpty()) {
+            inFlight = submit(inFlight, ns, durability, chunk, report);
+        }
+        report.add(await(inFlight));
         ObjectNode answer = Json.NODES.objectNode();
-        answer.put("inserted", report.inserted);
-        answer.put("failed", report.failed);
+        answer.put("inserted", report.inserted());
+        answer.put("failed", report.failed());
         answer.set("errors", report.errorList());
         ex.sendJson(200, api.json().bytes(answer));
     }
 
     /**
      * Makes this chunk ready to write (the store's {@link dev.weft.store.Store#prepare}, while
-     * the previous chunk is still being written), waits for the previous chunk, then commits this
-     * one on its own virtual thread.
+     * the previous chunk is still being written), waits for the previous chunk and adds its
+     * report to {@code report}, then commits this one on its own virtual thread.
      */
-    private CompletableFuture<Void> submit(CompletableFuture<Void> previous, Namespace ns, Durability durability,
-                                           List<Line> chunk, Report report)
+    private CompletableFuture<Report> submit(CompletableFuture<Report> previous, Namespace ns, Durability durability,
+                                             List<Line> chunk, Report report)
             throws InterruptedException {
-        if (chunk.isEmpty()) {
-            await(previous);
-            return previous;
-        }
         List<ObjectNode> docs = new ArrayList<>(chunk.size());
         chunk.forEach(l -> docs.add(l.doc()));
         WriteOp op = api.store().prepare(new WriteOp.InsertMany(ns, docs));
-        await(previous);
-        return CompletableFuture.runAsync(() -> store(ns, durability, op, chunk, report), Thread.ofVirtual()::start);
+        report.add(await(previous));
+        return CompletableFuture.supplyAsync(() -> store(ns, durability, op, chunk), Thread.ofVirtual()::start);
     }
 
-    private void store(Namespace ns, Durability durability, WriteOp op, List<Line> chunk, Report report) {
+    /** Writes one chunk; runs on the chunk's own thread, so it reports into a report of its own. */
+    private Report store(Namespace ns, Durability durability, WriteOp op, List<Line> chunk) {
+        Report report = new Report();
         WriteResult all = api.store().write(op, durability);
         if (all.ok()) {
-            report.inserted += chunk.size();
-            return;
+            report.inserted(chunk.size());
+            return report;
         }
         // Some line conflicts: retry one op per line to say which, keeping the others.
         List<WriteOp> single = new ArrayList<>(chunk.size());
@@ -129,16 +170,17 @@ final class NdjsonIngest {
         for (int i = 0; i < results.size(); i++) {
             WriteResult r = results.get(i);
             if (r.ok()) {
-                report.inserted++;
+                report.inserted(1);
             } else {
                 report.error(chunk.get(i).number(), r.message().orElse(r.outcome().toString()));
             }
         }
+        return report;
     }
 
-    private static void await(CompletableFuture<Void> future) throws InterruptedException {
+    private static Report await(CompletableFuture<Report> future) throws InterruptedException {
         try {
-            future.get();
+            return future.get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;

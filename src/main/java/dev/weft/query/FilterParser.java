@@ -77,7 +77,7 @@ final class FilterParser {
         if (isOperatorDocument(value, path)) {
             return operators(path, value, depth, expand);
         }
-        return new Node.Field(path, new ValueTest.Eq(value), expand);
+        return new Node.Field(path, new ValuePredicate.Eq(value), expand);
     }
 
     /** True for {@code {$gt: 1, ...}}; false for values, including Extended JSON {$oid} and {$date}. */
@@ -111,18 +111,18 @@ final class FilterParser {
         for (Map.Entry<String, JsonNode> e : spec.properties()) {
             String op = e.getKey();
             JsonNode operand = e.getValue();
-            ValueTest test = switch (op) {
-                case "$eq", "$ne" -> new ValueTest.Eq(literal(op, operand, path));
-                case "$gt" -> compare(ValueTest.Compare.Op.GT, op, operand, path);
-                case "$gte" -> compare(ValueTest.Compare.Op.GTE, op, operand, path);
-                case "$lt" -> compare(ValueTest.Compare.Op.LT, op, operand, path);
-                case "$lte" -> compare(ValueTest.Compare.Op.LTE, op, operand, path);
+            ValuePredicate test = switch (op) {
+                case "$eq", "$ne" -> new ValuePredicate.Eq(literal(op, operand, path));
+                case "$gt" -> compare(ValuePredicate.Compare.Op.GT, op, operand, path);
+                case "$gte" -> compare(ValuePredicate.Compare.Op.GTE, op, operand, path);
+                case "$lt" -> compare(ValuePredicate.Compare.Op.LT, op, operand, path);
+                case "$lte" -> compare(ValuePredicate.Compare.Op.LTE, op, operand, path);
                 case "$in", "$nin" -> in(op, operand, path);
-                case "$exists" -> ValueTest.Exists.INSTANCE;
+                case "$exists" -> ValuePredicate.Exists.INSTANCE;
                 case "$type" -> type(operand, path);
                 case "$regex" -> regex(operand, options, path);
                 case "$options" -> null;
-                case "$size" -> new ValueTest.Size((int) nonNegativeInteger(op, operand, path, Integer.MAX_VALUE));
+                case "$size" -> new ValuePredicate.Size((int) nonNegativeInteger(op, operand, path, Integer.MAX_VALUE));
                 case "$mod" -> mod(operand, path);
                 case "$elemMatch" -> elemMatch(operand, path, depth);
                 case "$all", "$not" -> null;
@@ -159,14 +159,14 @@ final class FilterParser {
             if (element.isObject() && element.size() == 1 && element.has("$elemMatch")) {
                 conditions.add(new Node.Field(path, elemMatch(element.get("$elemMatch"), path, depth), expand));
             } else {
-                conditions.add(new Node.Field(path, new ValueTest.Eq(literal("$all", element, path)), expand));
+                conditions.add(new Node.Field(path, new ValuePredicate.Eq(literal("$all", element, path)), expand));
             }
         }
         // MongoDB: {$all: []} matches no document.
         return conditions.isEmpty() ? new Node.Or(List.of()) : conjunction(conditions);
     }
 
-    ValueTest.ElemMatch elemMatch(JsonNode operand, Path path, int depth) {
+    ValuePredicate.ElemMatch elemMatch(JsonNode operand, Path path, int depth) {
         if (!operand.isObject()) {
             throw WeftException.badRequest("$elemMatch at '" + path + "' needs an object");
         }
@@ -177,28 +177,28 @@ final class FilterParser {
             }
         }
         if (valueForm) {
-            return new ValueTest.ElemMatch(operators(Path.SELF, operand, depth + 1, false), false);
+            return new ValuePredicate.ElemMatch(operators(Path.SELF, operand, depth + 1, false), false);
         }
-        return new ValueTest.ElemMatch(document(operand, depth + 1), true);
+        return new ValuePredicate.ElemMatch(document(operand, depth + 1), true);
     }
 
-    private static ValueTest compare(ValueTest.Compare.Op kind, String op, JsonNode operand, Path path) {
-        return new ValueTest.Compare(kind, literal(op, operand, path));
+    private static ValuePredicate compare(ValuePredicate.Compare.Op kind, String op, JsonNode operand, Path path) {
+        return new ValuePredicate.Compare(kind, literal(op, operand, path));
     }
 
-    private ValueTest in(String op, JsonNode operand, Path path) {
+    private ValuePredicate in(String op, JsonNode operand, Path path) {
         if (!operand.isArray()) {
             throw WeftException.badRequest(op + " at '" + path + "' needs an array");
         }
-        List<ValueTest> alternatives = new ArrayList<>(operand.size());
+        List<ValuePredicate> alternatives = new ArrayList<>(operand.size());
         for (JsonNode element : operand) {
             if (element.isObject() && element.has("$regex")) {
                 alternatives.add(regex(element.get("$regex"), element.get("$options"), path));
             } else {
-                alternatives.add(new ValueTest.Eq(literal(op, element, path)));
+                alternatives.add(new ValuePredicate.Eq(literal(op, element, path)));
             }
         }
-        return new ValueTest.In(alternatives);
+        return new ValuePredicate.In(alternatives);
     }
 
     /** An operand used as a value: an object of operators there is a mistake, not a document. */
@@ -212,7 +212,7 @@ final class FilterParser {
         return operand;
     }
 
-    private static ValueTest type(JsonNode operand, Path path) {
+    private static ValuePredicate type(JsonNode operand, Path path) {
         List<BsonType> types = new ArrayList<>();
         if (operand.isArray()) {
             for (JsonNode t : operand) {
@@ -224,7 +224,7 @@ final class FilterParser {
         } else {
             types.add(bsonType(operand, path));
         }
-        return new ValueTest.Type(types);
+        return new ValuePredicate.Type(types);
     }
 
     private static BsonType bsonType(JsonNode spec, Path path) {
@@ -235,7 +235,7 @@ final class FilterParser {
         return t;
     }
 
-    private static ValueTest mod(JsonNode operand, Path path) {
+    private static ValuePredicate mod(JsonNode operand, Path path) {
         if (!operand.isArray() || operand.size() != 2 || !operand.get(0).isNumber() || !operand.get(1).isNumber()) {
             throw WeftException.badRequest("$mod at '" + path + "' needs [divisor, remainder]");
         }
@@ -243,7 +243,7 @@ final class FilterParser {
         if (divisor == 0) {
             throw WeftException.badRequest("$mod at '" + path + "': divisor must not be 0");
         }
-        return new ValueTest.Mod(divisor, (long) operand.get(1).doubleValue());
+        return new ValuePredicate.Mod(divisor, (long) operand.get(1).doubleValue());
     }
 
     private static long nonNegativeInteger(String op, JsonNode operand, Path path, long max) {
@@ -267,7 +267,7 @@ final class FilterParser {
         throw WeftException.badRequest("$exists at '" + path + "' needs true or false, found " + operand);
     }
 
-    private ValueTest.Regex regex(JsonNode patternNode, JsonNode optionsNode, Path path) {
+    private ValuePredicate.Regex regex(JsonNode patternNode, JsonNode optionsNode, Path path) {
         if (!patternNode.isString()) {
             throw WeftException.badRequest("$regex at '" + path + "' needs a string pattern");
         }

@@ -211,10 +211,10 @@ abstract class Node implements Filter {
      */
     static final class Field extends Node implements Path.Leaf {
         private final Path path;
-        private final ValueTest test;
+        private final ValuePredicate test;
         private final boolean expand;
 
-        Field(Path path, ValueTest test, boolean expand) {
+        Field(Path path, ValuePredicate test, boolean expand) {
             this.path = path;
             this.test = test;
             this.expand = expand && test.expands();

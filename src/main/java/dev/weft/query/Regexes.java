@@ -17,7 +17,7 @@ import java.util.function.Predicate;
 final class Regexes {
     private Regexes() {}
 
-    static ValueTest.Regex compile(String pattern, String options, QueryLimits limits, String path) {
+    static ValuePredicate.Regex compile(String pattern, String options, QueryLimits limits, String path) {
         if (pattern.length() > limits.maxRegexLength()) {
             throw WeftException.badRequest("$regex at '" + path + "' is longer than " + limits.maxRegexLength()
                     + " characters (limit max-regex-length)");
@@ -52,7 +52,7 @@ final class Regexes {
         boolean caseSensitive = (flags & Pattern.CASE_INSENSITIVE) == 0;
         boolean anchoredLiteral = caseSensitive && (flags & Pattern.MULTILINE) == 0;
         String prefix = anchoredLiteral ? literalPrefix(source) : "";
-        return new ValueTest.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral), prefix);
+        return new ValuePredicate.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral), prefix);
     }
 
     /**

@@ -57,25 +57,68 @@ class DocumentEndpointsTest {
     }
 
     @Test
-    void putAndPatchUpdateByDefaultAndUpsertOnRequest() throws Exception {
-        assertThat(weft.put("/db/docs/p1", "{\"a\":1}").statusCode()).isEqualTo(404);
-        assertThat(weft.patch("/db/docs/p1", "{\"a\":1}").statusCode()).isEqualTo(404);
-        assertThat(weft.put("/db/docs/p1?wm=upsert", "{\"a\":1}").statusCode()).isEqualTo(201);
-        assertThat(weft.put("/db/docs/p1", "{\"b\":2}").statusCode()).isEqualTo(200);
-        JsonNode replaced = json(weft.get("/db/docs/p1"));
+    void putOfAMissingDocumentIs404AndCreatesNothing() throws Exception {
+        assertThat(weft.put("/db/docs/put-missing", "{\"a\":1}").statusCode()).isEqualTo(404);
+        assertThat(weft.get("/db/docs/put-missing").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void patchOfAMissingDocumentIs404AndCreatesNothing() throws Exception {
+        assertThat(weft.patch("/db/docs/patch-missing", "{\"a\":1}").statusCode()).isEqualTo(404);
+        assertThat(weft.get("/db/docs/patch-missing").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void putWithUpsertCreatesAMissingDocumentWith201() throws Exception {
+        assertThat(weft.put("/db/docs/put-upsert?wm=upsert", "{\"a\":1}").statusCode()).isEqualTo(201);
+        assertThat(json(weft.get("/db/docs/put-upsert")).get("a").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void putOfAnExistingDocumentReplacesItWholeWith200() throws Exception {
+        weft.put("/db/docs/put-replace?wm=upsert", "{\"a\":1}");
+
+        assertThat(weft.put("/db/docs/put-replace", "{\"b\":2}").statusCode()).isEqualTo(200);
+
+        JsonNode replaced = json(weft.get("/db/docs/put-replace"));
         assertThat(replaced.has("a")).isFalse();
         assertThat(replaced.get("b").asInt()).isEqualTo(2);
-        assertThat(weft.patch("/db/docs/p1", "{\"$inc\":{\"b\":5},\"$set\":{\"c.d\":true}}").statusCode()).isEqualTo(200);
-        JsonNode patched = json(weft.get("/db/docs/p1"));
+    }
+
+    @Test
+    void patchAppliesUpdateOperatorsToAnExistingDocument() throws Exception {
+        weft.put("/db/docs/patch-ops?wm=upsert", "{\"b\":2}");
+
+        assertThat(weft.patch("/db/docs/patch-ops", "{\"$inc\":{\"b\":5},\"$set\":{\"c.d\":true}}").statusCode())
+                .isEqualTo(200);
+
+        JsonNode patched = json(weft.get("/db/docs/patch-ops"));
         assertThat(patched.get("b").asInt()).isEqualTo(7);
         assertThat(patched.get("c").get("d").asBoolean()).isTrue();
-        // a plain PATCH body is a $set
-        assertThat(weft.patch("/db/docs/p1", "{\"e\":\"x\"}").statusCode()).isEqualTo(200);
-        assertThat(json(weft.get("/db/docs/p1")).get("b").asInt()).isEqualTo(7);
-        assertThat(weft.patch("/db/docs/p2?wm=upsert", "{\"$set\":{\"z\":1}}").statusCode()).isIn(200, 201);
-        assertThat(json(weft.get("/db/docs/p2")).get("z").asInt()).isEqualTo(1);
-        assertThat(weft.put("/db/docs/p3?wm=insert", "{\"a\":1}").statusCode()).isEqualTo(201);
-        assertThat(weft.put("/db/docs/p3?wm=insert", "{\"a\":1}").statusCode()).isEqualTo(409);
+    }
+
+    @Test
+    void aPatchBodyWithoutOperatorsSetsItsFieldsAndKeepsTheOthers() throws Exception {
+        weft.put("/db/docs/patch-plain?wm=upsert", "{\"b\":7}");
+
+        assertThat(weft.patch("/db/docs/patch-plain", "{\"e\":\"x\"}").statusCode()).isEqualTo(200);
+
+        JsonNode patched = json(weft.get("/db/docs/patch-plain"));
+        assertThat(patched.get("b").asInt()).isEqualTo(7);
+        assertThat(patched.get("e").asString()).isEqualTo("x");
+    }
+
+    @Test
+    void patchWithUpsertCreatesAMissingDocumentWith201() throws Exception {
+        assertThat(weft.patch("/db/docs/patch-upsert?wm=upsert", "{\"$set\":{\"z\":1}}").statusCode()).isEqualTo(201);
+        assertThat(json(weft.get("/db/docs/patch-upsert")).get("z").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void putWithInsertModeCreatesOnceThenAnswers409AndKeepsTheFirst() throws Exception {
+        assertThat(weft.put("/db/docs/put-insert?wm=insert", "{\"a\":1}").statusCode()).isEqualTo(201);
+        assertThat(weft.put("/db/docs/put-insert?wm=insert", "{\"a\":2}").statusCode()).isEqualTo(409);
+        assertThat(json(weft.get("/db/docs/put-insert")).get("a").asInt()).isEqualTo(1);
     }
 
     @Test

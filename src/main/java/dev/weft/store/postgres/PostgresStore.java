@@ -11,9 +11,9 @@ import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
-import dev.weft.store.CatalogStore;
+import dev.weft.store.AbstractStore;
 import dev.weft.store.ChangeEvent;
-import dev.weft.store.DocumentWrites;
+import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.DuplicateKey;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
@@ -76,7 +76,7 @@ import tools.jackson.databind.JsonNode;
  * store recovers by itself when the database is back: the pools open new connections, and the
  * listener reconnects and reloads everything it may have missed.
  */
-public final class PostgresStore extends CatalogStore<Connection> {
+public final class PostgresStore extends AbstractStore<Connection> {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
     /** One warning per 5 s while PostgreSQL is down, however many requests fail. */
     private static final OutageLog OUTAGES = new OutageLog(LOG, 5000);
@@ -89,7 +89,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
     private final PgUrl url;
     private final HikariDataSource pool;
     private final Replicas replicas;
-    private final PgWrites docs;
+    private final PostgresDocumentWrites docs;
     private final String channel;
     private final long lockKey;
     private volatile Catalog catalog;
@@ -116,7 +116,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
         this.settings = settings;
         this.url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
-        this.docs = new PgWrites(json, this);
+        this.docs = new PostgresDocumentWrites(json, this);
         try (Connection c = pool.getConnection()) {
             String schema;
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {
@@ -283,7 +283,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
         }
     }
 
-    // --- catalog (the rules are CatalogStore's; here the transaction, its locks and the SQL) ---
+    // --- catalog (the rules are AbstractStore's; here the transaction, its locks and the SQL) ---
 
     @Override
     protected Catalog catalog() {
@@ -388,7 +388,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
                     byte[] id = rs.getBytes(1);
                     JsonNode doc = json.parse(rs.getBytes(2), "stored document");
                     multikey |= KeyEncoding.isMultikey(doc, index.fields());
-                    for (byte[] key : DocumentWrites.keys(index, doc)) {
+                    for (byte[] key : AbstractDocumentWrites.keys(index, doc)) {
                         keys.add(key);
                         ids.add(id);
                     }
@@ -417,8 +417,8 @@ public final class PostgresStore extends CatalogStore<Connection> {
     private static void flushKeys(Connection c, PreparedStatement ins, List<byte[]> keys, List<byte[]> ids)
             throws SQLException {
         if (!keys.isEmpty()) {
-            ins.setArray(1, PgWrites.array(c, keys));
-            ins.setArray(2, PgWrites.array(c, ids));
+            ins.setArray(1, PostgresDocumentWrites.array(c, keys));
+            ins.setArray(2, PostgresDocumentWrites.array(c, ids));
             ins.executeUpdate();
             keys.clear();
             ids.clear();
@@ -467,7 +467,7 @@ public final class PostgresStore extends CatalogStore<Connection> {
 
     @Override
     public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
-        byte[] key = DocumentWrites.key(id);
+        byte[] key = AbstractDocumentWrites.key(id);
         return read(mode, false, () -> true, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT body FROM " + coll(ns).table() + " WHERE id = ?")) {
                 ps.setBytes(1, key);
@@ -662,8 +662,8 @@ public final class PostgresStore extends CatalogStore<Connection> {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setFetchSize(FETCH_ROWS);
             if (ranges != null) {
-                ps.setArray(1, PgWrites.array(c, ranges.stream().map(KeyRange::low).toList()));
-                ps.setArray(2, PgWrites.array(c, ranges.stream().map(KeyRange::high).toList()));
+                ps.setArray(1, PostgresDocumentWrites.array(c, ranges.stream().map(KeyRange::low).toList()));
+                ps.setArray(2, PostgresDocumentWrites.array(c, ranges.stream().map(KeyRange::high).toList()));
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -9,7 +9,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
 import dev.weft.store.Catalog;
-import dev.weft.store.CatalogStore;
+import dev.weft.store.AbstractStore;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
@@ -54,7 +54,7 @@ import tools.jackson.databind.JsonNode;
  * MongoDB's order of {@code _id}) and {@code body} the document's JSON exactly as served. Each
  * index is a table {@code i<id>(key, id)} maintained in the writer's transaction.
  */
-public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
+public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     private static final int CHUNK_ROWS = 1000;
     private static final int CHUNK_BYTES = 1 << 20;
     private static final Filter ALL = Filter.all();
@@ -63,7 +63,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
 
     private final Sql writerSql;
     private final Writer writer;
-    private final DocWrites docs;
+    private final SqliteDocumentWrites docs;
     private final Checkpointer checkpointer;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
@@ -103,7 +103,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
-        docs = new DocWrites(json, () -> catalog, () -> true); // the event log records every change
+        docs = new SqliteDocumentWrites(json, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
@@ -160,7 +160,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
         return events.last();
     }
 
-    // --- catalog (the rules are CatalogStore's; here the writer's transaction and the SQL) ---
+    // --- catalog (the rules are AbstractStore's; here the writer's transaction and the SQL) ---
 
     @Override
     protected Catalog catalog() {
@@ -268,7 +268,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
                 byte[] id = rs.getBytes(1);
                 JsonNode doc = json.parse(rs.getBytes(2), "stored document");
                 multikey |= KeyEncoding.isMultikey(doc, index.fields());
-                for (byte[] key : DocWrites.keys(index, doc)) {
+                for (byte[] key : SqliteDocumentWrites.keys(index, doc)) {
                     insert.setBytes(1, key);
                     insert.setBytes(2, id);
                     insert.executeUpdate();
@@ -306,7 +306,7 @@ public final class SqliteStore extends CatalogStore<Sql> implements EventLog {
 
     @Override
     public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
-        byte[] key = DocWrites.key(id);
+        byte[] key = SqliteDocumentWrites.key(id);
         return read(false, sql -> {
             PreparedStatement ps = sql.prepare("SELECT body FROM " + requireColl(catalog, ns).table() + " WHERE id = ?");
             ps.setBytes(1, key);

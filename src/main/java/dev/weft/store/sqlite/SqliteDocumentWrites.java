@@ -6,7 +6,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.store.ChangeEvent;
-import dev.weft.store.DocumentWrites;
+import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
@@ -24,14 +24,15 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Applies {@link WriteOp}s on the writer connection, inside the writer's open transaction: the
- * rules are {@link DocumentWrites}'; here are the rows of documents, their index keys and unique checks. Client errors are thrown as
- * {@link WeftException} (the writer turns them into results and rolls the op back).
+ * rules are {@link AbstractDocumentWrites}'; here are the rows of documents, their index keys
+ * and unique checks. Client errors are thrown as {@link WeftException} (the writer turns them
+ * into results and rolls the op back).
  */
-final class DocWrites extends DocumentWrites<Sql, Catalog.Coll> implements Writer.OpRunner {
+final class SqliteDocumentWrites extends AbstractDocumentWrites<Sql, Catalog.Coll> implements Writer.OpRunner {
     private final Supplier<Catalog> catalog;
     private final Supplier<Boolean> wantEvents;
 
-    DocWrites(Json json, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
+    SqliteDocumentWrites(Json json, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
         super(json);
         this.catalog = catalog;
         this.wantEvents = wantEvents;

@@ -26,10 +26,10 @@ import tools.jackson.databind.node.ObjectNode;
  * Client errors are thrown as {@link WeftException} (the store turns them into results and rolls
  * the op back).
  */
-public abstract class DocumentWrites<T, C> {
+public abstract class AbstractDocumentWrites<T, C> {
     protected final Json json;
 
-    protected DocumentWrites(Json json) {
+    protected AbstractDocumentWrites(Json json) {
         this.json = json;
     }
 

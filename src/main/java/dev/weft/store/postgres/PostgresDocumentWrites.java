@@ -3,7 +3,7 @@ package dev.weft.store.postgres;
 import dev.weft.core.Json;
 import dev.weft.query.Filter;
 import dev.weft.store.Catalog;
-import dev.weft.store.DocumentWrites;
+import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
 import java.sql.Array;
@@ -24,10 +24,10 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code d<id>}, a unique index on the key of a unique index's table {@code i<id>}), whose
  * violation (SQLSTATE 23505) the store reports as 409.
  */
-final class PgWrites extends DocumentWrites<Connection, Catalog.Coll> {
+final class PostgresDocumentWrites extends AbstractDocumentWrites<Connection, Catalog.Coll> {
     private final PostgresStore store;
 
-    PgWrites(Json json, PostgresStore store) {
+    PostgresDocumentWrites(Json json, PostgresStore store) {
         super(json);
         this.store = store;
     }

@@ -32,12 +32,12 @@ import tools.jackson.databind.node.ObjectNode;
  * collection had, so a cached result tagged with a version is stale exactly when the version
  * moved.
  */
-public abstract class CatalogStore<T> implements Store {
+public abstract class AbstractStore<T> implements Store {
     protected final Json json;
     private final ConcurrentHashMap<Namespace, Long> versions = new ConcurrentHashMap<>();
     private final AtomicLong versionSeq = new AtomicLong();
 
-    protected CatalogStore(Json json) {
+    protected AbstractStore(Json json) {
         this.json = json;
     }
 

@@ -11,7 +11,7 @@ import tools.jackson.databind.JsonNode;
  * A test of one value reached by a path (Java null when the path reached nothing), and the index
  * intervals that hold every value passing it. Operands are checked and compiled at parse time.
  */
-abstract class ValueTest {
+abstract class ValuePredicate {
 
     abstract boolean test(JsonNode valueOrNull);
 
@@ -58,7 +58,7 @@ abstract class ValueTest {
     }
 
     /** {@code $eq} and implicit equality; {@code null} equals missing. */
-    static final class Eq extends ValueTest {
+    static final class Eq extends ValuePredicate {
         private final JsonNode operand;
         private final Values.Bracket bracket;
 
@@ -99,15 +99,15 @@ abstract class ValueTest {
      * {@link EqualityKeys key} are found in a hash set, in one lookup whatever their number; the
      * others (patterns, null, objects, arrays, NaN) are tried one by one.
      */
-    static final class In extends ValueTest {
-        private final ValueTest[] alternatives;
+    static final class In extends ValuePredicate {
+        private final ValuePredicate[] alternatives;
         private final Set<Object> keys = new HashSet<>();
-        private final ValueTest[] unkeyed;
+        private final ValuePredicate[] unkeyed;
 
-        In(List<ValueTest> alternatives) {
-            this.alternatives = alternatives.toArray(ValueTest[]::new);
-            List<ValueTest> rest = new ArrayList<>();
-            for (ValueTest alternative : alternatives) {
+        In(List<ValuePredicate> alternatives) {
+            this.alternatives = alternatives.toArray(ValuePredicate[]::new);
+            List<ValuePredicate> rest = new ArrayList<>();
+            for (ValuePredicate alternative : alternatives) {
                 Object key = alternative instanceof Eq eq ? eq.key() : null;
                 if (key != null) {
                     keys.add(key);
@@ -115,7 +115,7 @@ abstract class ValueTest {
                     rest.add(alternative);
                 }
             }
-            this.unkeyed = rest.toArray(ValueTest[]::new);
+            this.unkeyed = rest.toArray(ValuePredicate[]::new);
         }
 
         @Override
@@ -126,7 +126,7 @@ abstract class ValueTest {
                     return true;
                 }
             }
-            for (ValueTest alternative : unkeyed) {
+            for (ValuePredicate alternative : unkeyed) {
                 if (alternative.test(value)) {
                     return true;
                 }
@@ -143,7 +143,7 @@ abstract class ValueTest {
         @Override
         List<Interval> bounds() {
             List<Interval> union = new ArrayList<>();
-            for (ValueTest alternative : alternatives) {
+            for (ValuePredicate alternative : alternatives) {
                 union.addAll(alternative.bounds());
             }
             return union;
@@ -156,7 +156,7 @@ abstract class ValueTest {
     }
 
     /** {@code $gt $gte $lt $lte}: only values of the operand's type bracket compare. */
-    static final class Compare extends ValueTest {
+    static final class Compare extends ValuePredicate {
         enum Op { GT, GTE, LT, LTE }
 
         private final Op op;
@@ -201,7 +201,7 @@ abstract class ValueTest {
     }
 
     /** {@code $regex}: strings only, on RE2J (linear time whatever the pattern). */
-    static final class Regex extends ValueTest {
+    static final class Regex extends ValuePredicate {
         private final String pattern;
         private final Predicate<String> matcher;
         private final String literalPrefix;
@@ -237,7 +237,7 @@ abstract class ValueTest {
     }
 
     /** {@code $exists: true}; {@code false} is its negation. */
-    static final class Exists extends ValueTest {
+    static final class Exists extends ValuePredicate {
         static final Exists INSTANCE = new Exists();
 
         @Override
@@ -257,7 +257,7 @@ abstract class ValueTest {
     }
 
     /** {@code $type}, by any of several type names. */
-    static final class Type extends ValueTest {
+    static final class Type extends ValuePredicate {
         private final BsonType[] types;
 
         Type(List<BsonType> types) {
@@ -297,7 +297,7 @@ abstract class ValueTest {
     }
 
     /** {@code $size}: an array of exactly this many elements. */
-    static final class Size extends ValueTest {
+    static final class Size extends ValuePredicate {
         private final int size;
 
         Size(int size) {
@@ -321,7 +321,7 @@ abstract class ValueTest {
     }
 
     /** {@code $mod: [divisor, remainder]}, on the value truncated to an integer as MongoDB does. */
-    static final class Mod extends ValueTest {
+    static final class Mod extends ValuePredicate {
         private final long divisor;
         private final long remainder;
 
@@ -361,7 +361,7 @@ abstract class ValueTest {
      * ({@code {$elemMatch: {b: 1}}}) the element must be a document and the conditions are a
      * filter on it; in the value form ({@code {$elemMatch: {$gt: 1}}}) they test the element.
      */
-    static final class ElemMatch extends ValueTest {
+    static final class ElemMatch extends ValuePredicate {
         private final Node condition;
         private final boolean documentForm;
 
