@@ -8,7 +8,7 @@ import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
-import dev.weft.stream.Frame;
+import dev.weft.stream.EventFrame;
 import dev.weft.stream.Grant;
 import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
@@ -152,7 +152,7 @@ final class StreamEndpoints {
         private Session session;
         private volatile CoreSession core;
         private WebSocketConnection connection; // written before core is published
-        private Frame pending;
+        private EventFrame pending;
         private Consumer<Throwable> pendingDone;
         /** The {@code done} of the write in flight. */
         private volatile Consumer<Throwable> inFlight;
@@ -177,7 +177,7 @@ final class StreamEndpoints {
 
         @Override
         public void onWebSocketOpen(Session session) {
-            Frame frame;
+            EventFrame frame;
             Consumer<Throwable> done;
             CoreSession c = ((WebSocketSession) session).getCoreSession();
             synchronized (this) {
@@ -194,7 +194,7 @@ final class StreamEndpoints {
         }
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             CoreSession c = core;
             if (c == null) {
                 synchronized (this) {
@@ -209,7 +209,7 @@ final class StreamEndpoints {
             write(c, frame, done);
         }
 
-        private void write(CoreSession core, Frame frame, Consumer<Throwable> done) {
+        private void write(CoreSession core, EventFrame frame, Consumer<Throwable> done) {
             inFlight = done;
             WebSocketConnection c = connection;
             if (c != null && !frame.isHeartbeat()) {
@@ -273,7 +273,7 @@ final class StreamEndpoints {
         }
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             stream.write(frame.sse(), done);
         }
 

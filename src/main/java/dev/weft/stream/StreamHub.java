@@ -71,7 +71,7 @@ public final class StreamHub implements AutoCloseable {
      */
     private static final long QUICK_TESTS = 10_000;
     /** What {@link #matchWithin} answers when the match ran out of value tests. */
-    private static final Frame TOO_COSTLY = new Frame("", new byte[0]);
+    private static final EventFrame TOO_COSTLY = new EventFrame("", new byte[0]);
 
     /** A running subscription; cancel it when the client goes away. */
     public interface Subscription {
@@ -450,7 +450,7 @@ public final class StreamHub implements AutoCloseable {
      * budget, {@code s} is ended after the event.
      */
     private void consider(Subscriber s, EventView v, long tests) {
-        Frame frame = matchWithin(s, v, dispatchBudget, tests);
+        EventFrame frame = matchWithin(s, v, dispatchBudget, tests);
         if (frame == TOO_COSTLY) {
             (tests < matchBudget ? costly : overBudget).add(s);
             return;
@@ -471,7 +471,7 @@ public final class StreamHub implements AutoCloseable {
 
     /** Replay: sends {@code v} to {@code s} on this thread if it matches; ends {@code s} past the budget. */
     private void deliver(Subscriber s, EventView v, MatchBudget budget) {
-        Frame frame = matchWithin(s, v, budget, matchBudget);
+        EventFrame frame = matchWithin(s, v, budget, matchBudget);
         if (frame == TOO_COSTLY) {
             s.end(1008, overBudgetReason(v));
         } else if (frame != null && s.offer(frame)) {
@@ -488,7 +488,7 @@ public final class StreamHub implements AutoCloseable {
     }
 
     /** {@link #match} within {@code tests} value tests of {@code budget}; {@link #TOO_COSTLY} past them. */
-    private Frame matchWithin(Subscriber s, EventView v, MatchBudget budget, long tests) {
+    private EventFrame matchWithin(Subscriber s, EventView v, MatchBudget budget, long tests) {
         budget.reset(tests);
         try {
             return match(s, v, budget);
@@ -510,7 +510,7 @@ public final class StreamHub implements AutoCloseable {
      * a delete is judged by the deleted document. A drop has no document: a document filter lets
      * it through, an event filter ({@code $match}) judges it as MongoDB does.
      */
-    private Frame match(Subscriber s, EventView v, MatchBudget budget) {
+    private EventFrame match(Subscriber s, EventView v, MatchBudget budget) {
         evaluations.incrementAndGet();
         StreamQuery q = s.query;
         if (!q.ns().equals(v.event.ns())) {

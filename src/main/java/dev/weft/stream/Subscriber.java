@@ -34,7 +34,7 @@ final class Subscriber implements StreamHub.Subscription {
     private final int max;
     /** The fan-out lane that writes this subscriber's live events. */
     final Fanout.Lane lane;
-    private final ArrayDeque<Frame> queue = new ArrayDeque<>();
+    private final ArrayDeque<EventFrame> queue = new ArrayDeque<>();
     private final AtomicInteger wip = new AtomicInteger();
     private final Consumer<Throwable> onSent = this::sent; // made once, not per write
     private boolean inFlight;
@@ -101,7 +101,7 @@ final class Subscriber implements StreamHub.Subscription {
     }
 
     /** Queues a frame without writing it (the dispatcher: its lane writes). */
-    synchronized Queued enqueue(Frame frame) {
+    synchronized Queued enqueue(EventFrame frame) {
         Queued q = add(frame);
         if (q != Queued.QUEUED || pumpDue || inFlight) {
             return q;
@@ -111,7 +111,7 @@ final class Subscriber implements StreamHub.Subscription {
     }
 
     /** Queues a frame and writes on this thread (replay); a full queue cuts the client off. False once ended. */
-    boolean offer(Frame frame) {
+    boolean offer(EventFrame frame) {
         Queued q;
         synchronized (this) {
             q = add(frame);
@@ -123,7 +123,7 @@ final class Subscriber implements StreamHub.Subscription {
         return q == Queued.QUEUED;
     }
 
-    private Queued add(Frame frame) {
+    private Queued add(EventFrame frame) {
         if (ended) {
             return Queued.ENDED;
         }
@@ -158,7 +158,7 @@ final class Subscriber implements StreamHub.Subscription {
             if (ended || inFlight || !queue.isEmpty() || System.nanoTime() - lastWrite < idleNanos) {
                 return;
             }
-            queue.add(Frame.HEARTBEAT);
+            queue.add(EventFrame.HEARTBEAT);
         }
         drain();
     }
@@ -167,7 +167,7 @@ final class Subscriber implements StreamHub.Subscription {
      * Queues {@code last} and ends the stream with a close code once every queued frame is
      * written (a stream invalidated by its collection's drop ends with what it was told).
      */
-    void finish(Frame last, int code, String reason) {
+    void finish(EventFrame last, int code, String reason) {
         synchronized (this) {
             if (ended) {
                 return;
@@ -219,7 +219,7 @@ final class Subscriber implements StreamHub.Subscription {
             return;
         }
         do {
-            Frame next = null;
+            EventFrame next = null;
             int code = 0;
             String reason = null;
             synchronized (this) {

@@ -9,15 +9,15 @@ import java.nio.charset.StandardCharsets;
  * the SSE form is derived lazily and cached. Immutable once built, except for that cache (a
  * benign race: it computes equal values), so any thread may write it.
  */
-public final class Frame {
-    static final Frame HEARTBEAT = new Frame("", new byte[0]);
+public final class EventFrame {
+    static final EventFrame HEARTBEAT = new EventFrame("", new byte[0]);
 
     private final String token;
     private final byte[] json;
     private final ByteBuffer payload;
     private byte[] sse;
 
-    Frame(String token, byte[] json) {
+    EventFrame(String token, byte[] json) {
         this.token = token;
         this.json = json;
         this.payload = ByteBuffer.wrap(json).asReadOnlyBuffer();
