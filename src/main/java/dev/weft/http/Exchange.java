@@ -9,13 +9,10 @@ import dev.weft.security.Principal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
@@ -329,82 +326,6 @@ public final class Exchange implements AuthRequest {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         return new AsyncStream(response, callback);
-    }
-
-    /**
-     * The open response of {@link #openAsync}: one write at a time (the caller's duty), completed
-     * once. It is its own write callback (no allocation per write but the buffer's wrapper), and a
-     * non-blocking one: Jetty completes a write on the selector thread instead of handing the
-     * completion to a new thread.
-     */
-    static final class AsyncStream implements Callback {
-        private static final VarHandle COMPLETED;
-        private static final VarHandle DONE;
-
-        static {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.lookup();
-                COMPLETED = lookup.findVarHandle(AsyncStream.class, "completed", boolean.class);
-                DONE = lookup.findVarHandle(AsyncStream.class, "done", Consumer.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final Response response;
-        private final Callback callback;
-        @SuppressWarnings("unused") // through COMPLETED
-        private volatile boolean completed;
-        @SuppressWarnings("unused") // through DONE
-        private volatile Consumer<Throwable> done;
-
-        private AsyncStream(Response response, Callback callback) {
-            this.response = response;
-            this.callback = callback;
-        }
-
-        /** Writes {@code bytes}; {@code done} gets null once they are written, or the failure. */
-        void write(byte[] bytes, Consumer<Throwable> done) {
-            if (!DONE.compareAndSet(this, null, done)) {
-                throw new IllegalStateException("a write is already in flight");
-            }
-            response.write(false, ByteBuffer.wrap(bytes), this);
-        }
-
-        @Override
-        public void succeeded() {
-            complete(null);
-        }
-
-        @Override
-        public void failed(Throwable failure) {
-            complete(failure);
-        }
-
-        @SuppressWarnings("unchecked")
-        private void complete(Throwable failure) {
-            Consumer<Throwable> d = (Consumer<Throwable>) DONE.getAndSet(this, null);
-            if (d != null) {
-                d.accept(failure);
-            }
-        }
-
-        @Override
-        public InvocationType getInvocationType() {
-            return InvocationType.NON_BLOCKING;
-        }
-
-        void end() {
-            if (COMPLETED.compareAndSet(this, false, true)) {
-                response.write(true, null, callback);
-            }
-        }
-
-        void abort(Throwable why) {
-            if (COMPLETED.compareAndSet(this, false, true)) {
-                callback.failed(why);
-            }
-        }
     }
 
     private void markAnswered(int status) {
