@@ -149,7 +149,7 @@ final class Subscriber implements StreamHub.Subscription {
             q = add(frame);
         }
         if (q == Queued.FULL) {
-            hub.cutOff(this); // outside this lock: the hub's lock is taken before a subscriber's, never after
+            hub.cutOff(this); // outside this lock: LiveIndex's lock is taken before a subscriber's, never after
         }
         drain();
         return q == Queued.QUEUED;
