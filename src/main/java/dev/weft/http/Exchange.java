@@ -6,20 +6,14 @@ import dev.weft.security.AuthToken;
 import dev.weft.security.Credential;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -29,22 +23,21 @@ import org.eclipse.jetty.websocket.server.WebSocketCreator;
 
 /**
  * One request and its response, as the endpoints see it: path parameters from the route table,
- * query parameters, bounded body reading, and one way to answer. Endpoints never touch Jetty.
- * An exchange is answered exactly once; {@link #answered()} tells the pipeline whether it was.
+ * query parameters, the credential and authorization the pipeline attached, the body and the
+ * answer. Endpoints never touch Jetty. The work behind it lives in package-private classes, one
+ * job each: {@link RequestBody} (bounded reading), {@link Responses} (the one answer, a stream,
+ * an SSE {@link AsyncStream} or a WebSocket upgrade); this class keeps the request accessors and
+ * the {@link AuthRequest} side, and its public methods are what endpoints call. An exchange is
+ * answered exactly once; {@link #answered()} tells the pipeline whether it was.
  */
 public final class Exchange implements AuthRequest {
     private final Request request;
-    private final Response response;
-    private final Callback callback;
     private final Routes.PathParams pathParams;
-    private final long maxBodyBytes;
+    private final RequestBody body;
+    private final Responses responses;
     private Fields query;
     private RequestContext context;
     private Credential credential = Credential.ANONYMOUS;
-    private int status;
-    private boolean answered;
-    private boolean bodyTouched;
-    private static final long DRAINED_MAX = 64 * 1024;
     private final boolean takesAccessToken;
 
     /**
@@ -54,10 +47,9 @@ public final class Exchange implements AuthRequest {
     Exchange(Request request, Response response, Callback callback, Routes.PathParams pathParams, long maxBodyBytes,
              boolean takesAccessToken) {
         this.request = request;
-        this.response = response;
-        this.callback = callback;
         this.pathParams = pathParams;
-        this.maxBodyBytes = maxBodyBytes;
+        this.body = new RequestBody(request, maxBodyBytes);
+        this.responses = new Responses(request, response, callback);
         this.takesAccessToken = takesAccessToken;
     }
 
@@ -93,7 +85,7 @@ public final class Exchange implements AuthRequest {
     @Override
     public void setAuthToken(AuthToken token) {
         for (HttpField field : token.encoded(Exchange::authTokenFields)) {
-            response.getHeaders().add(field);
+            responses.addHeader(field);
         }
     }
 
@@ -193,86 +185,38 @@ public final class Exchange implements AuthRequest {
 
     /** The whole body, refused with 413 past {@code max-body-bytes}. */
     public byte[] body() {
-        bodyTouched = true;
-        long declared = request.getLength();
-        if (declared > maxBodyBytes) {
-            throw tooLarge();
-        }
-        try (InputStream in = bodyStream()) {
-            // With a Content-Length (Jetty holds the body to it) one array of that size is read;
-            // asking for max-body-bytes would make readNBytes fill 16 KiB buffers for a 400-byte
-            // document. A chunked body is read up to the limit.
-            int wanted = declared >= 0 ? (int) declared : (int) Math.min(maxBodyBytes + 1, Integer.MAX_VALUE - 8);
-            byte[] bytes = in.readNBytes(wanted);
-            if (bytes.length > maxBodyBytes) {
-                throw tooLarge();
-            }
-            return bytes;
-        } catch (IOException e) {
-            throw WeftException.badRequest("could not read the request body: " + e.getMessage());
-        }
-    }
-
-    private WeftException tooLarge() {
-        return new WeftException(413, "request body is larger than max-body-bytes (" + maxBodyBytes + ")");
+        return body.bytes();
     }
 
     /** The body as a stream, for ndjson ingest (limited per line by the reader, not in total). */
     public InputStream bodyStream() {
-        bodyTouched = true;
-        return Content.Source.asInputStream(request);
+        return body.stream();
     }
 
     /**
-     * Before an error answer to a request whose body nobody read: a small body is read and
-     * dropped, so the keep-alive connection stays usable; past {@value #DRAINED_MAX} bytes (or of
-     * unknown length) the answer says {@code Connection: close} instead of reading it. Without
-     * this, Jetty closes the connection after the answer and the client's next request on it
-     * fails with no response.
+     * Before an error answer to a request whose body nobody read: a small body is dropped, a
+     * large one makes the answer close the connection ({@link RequestBody#discardUnread}).
      */
     void discardUnreadBody() {
-        if (bodyTouched || (request.getLength() <= 0 && !request.getHeaders().contains("Transfer-Encoding"))) {
-            return;
+        if (!body.discardUnread()) {
+            responses.setHeader("Connection", "close");
         }
-        long length = request.getLength();
-        if (length > 0 && length <= DRAINED_MAX) {
-            try (InputStream in = bodyStream()) {
-                in.skip(length);
-                return;
-            } catch (IOException e) {
-                // fall through: the connection is not worth keeping
-            }
-        }
-        response.getHeaders().put("Connection", "close");
     }
 
     public void setHeader(String name, String value) {
-        response.getHeaders().put(name, value);
+        responses.setHeader(name, value);
     }
 
     public void send(int status, String contentType, byte[] body) {
-        send(status, new HttpField(HttpHeader.CONTENT_TYPE, contentType), body);
+        responses.send(status, new HttpField(HttpHeader.CONTENT_TYPE, contentType), body);
     }
 
     public void sendJson(int status, byte[] json) {
-        send(status, JSON, json);
-    }
-
-    /** Most answers are JSON: their content type is encoded once, not on every answer. */
-    private static final HttpField JSON = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
-
-    private void send(int status, HttpField contentType, byte[] body) {
-        markAnswered(status);
-        response.setStatus(status);
-        response.getHeaders().put(contentType);
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-        response.write(true, ByteBuffer.wrap(body), callback);
+        responses.send(status, Responses.JSON, json);
     }
 
     public void sendEmpty(int status) {
-        markAnswered(status);
-        response.setStatus(status);
-        response.write(true, null, callback);
+        responses.sendEmpty(status);
     }
 
     /**
@@ -281,27 +225,7 @@ public final class Exchange implements AuthRequest {
      * so a stream's memory is bounded by the output buffer, not by the result size.
      */
     public OutputStream stream(int status, String contentType) {
-        markAnswered(status);
-        response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        OutputStream out = Content.Sink.asOutputStream(response);
-        return new java.io.FilterOutputStream(out) {
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                out.write(b, off, len);
-            }
-
-            @Override
-            public void close() throws IOException {
-                try {
-                    out.close();
-                    callback.succeeded();
-                } catch (IOException | RuntimeException e) {
-                    callback.failed(e);
-                    throw e;
-                }
-            }
-        };
+        return responses.stream(status, contentType);
     }
 
     /**
@@ -309,11 +233,7 @@ public final class Exchange implements AuthRequest {
      * nothing answered) when the request is not a WebSocket upgrade.
      */
     boolean upgrade(ServerWebSocketContainer container, WebSocketCreator creator) {
-        if (!container.upgrade(creator, request, response, callback)) {
-            return false;
-        }
-        markAnswered(101);
-        return true;
+        return responses.upgrade(container, creator);
     }
 
     /**
@@ -324,110 +244,22 @@ public final class Exchange implements AuthRequest {
      * principal and permission are garbage (docs/benchmarks.md, hold).
      */
     AsyncStream openAsync(int status, String contentType) {
-        markAnswered(status);
-        response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        return new AsyncStream(response, callback);
-    }
-
-    /**
-     * The open response of {@link #openAsync}: one write at a time (the caller's duty), completed
-     * once. It is its own write callback (no allocation per write but the buffer's wrapper), and a
-     * non-blocking one: Jetty completes a write on the selector thread instead of handing the
-     * completion to a new thread.
-     */
-    static final class AsyncStream implements Callback {
-        private static final VarHandle COMPLETED;
-        private static final VarHandle DONE;
-
-        static {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.lookup();
-                COMPLETED = lookup.findVarHandle(AsyncStream.class, "completed", boolean.class);
-                DONE = lookup.findVarHandle(AsyncStream.class, "done", Consumer.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final Response response;
-        private final Callback callback;
-        @SuppressWarnings("unused") // through COMPLETED
-        private volatile boolean completed;
-        @SuppressWarnings("unused") // through DONE
-        private volatile Consumer<Throwable> done;
-
-        private AsyncStream(Response response, Callback callback) {
-            this.response = response;
-            this.callback = callback;
-        }
-
-        /** Writes {@code bytes}; {@code done} gets null once they are written, or the failure. */
-        void write(byte[] bytes, Consumer<Throwable> done) {
-            if (!DONE.compareAndSet(this, null, done)) {
-                throw new IllegalStateException("a write is already in flight");
-            }
-            response.write(false, ByteBuffer.wrap(bytes), this);
-        }
-
-        @Override
-        public void succeeded() {
-            complete(null);
-        }
-
-        @Override
-        public void failed(Throwable failure) {
-            complete(failure);
-        }
-
-        @SuppressWarnings("unchecked")
-        private void complete(Throwable failure) {
-            Consumer<Throwable> d = (Consumer<Throwable>) DONE.getAndSet(this, null);
-            if (d != null) {
-                d.accept(failure);
-            }
-        }
-
-        @Override
-        public InvocationType getInvocationType() {
-            return InvocationType.NON_BLOCKING;
-        }
-
-        void end() {
-            if (COMPLETED.compareAndSet(this, false, true)) {
-                response.write(true, null, callback);
-            }
-        }
-
-        void abort(Throwable why) {
-            if (COMPLETED.compareAndSet(this, false, true)) {
-                callback.failed(why);
-            }
-        }
-    }
-
-    private void markAnswered(int status) {
-        if (answered) {
-            throw new IllegalStateException("exchange answered twice");
-        }
-        answered = true;
-        this.status = status;
+        return responses.openAsync(status, contentType);
     }
 
     boolean answered() {
-        return answered;
+        return responses.answered();
     }
 
     int status() {
-        return status;
+        return responses.status();
     }
 
     boolean isCommitted() {
-        return response.isCommitted();
+        return responses.isCommitted();
     }
 
     void fail(Throwable failure) {
-        callback.failed(failure);
+        responses.fail(failure);
     }
 }

@@ -45,7 +45,12 @@ public final class WeftServer implements AutoCloseable {
      */
     private static final int SELECTORS = Runtime.getRuntime().availableProcessors();
 
-    /** The hub keeps one write in flight per client, plus a ping or a close frame. */
+    /**
+     * Frames a WebSocket stream client may have unsent before it is cut off. The hub keeps one
+     * write in flight per client, plus a ping or a close frame, so a client reaching it means that
+     * discipline broke. Counted by {@link WebSocketSender} for both of its ways: Jetty's own count
+     * of this setting is in its session's {@code sendFrame}, which the internal writer skips.
+     */
     private static final int MAX_OUTGOING_FRAMES = 8;
     /** Stream clients send nothing but control frames; a larger message is refused. */
     private static final int MAX_INCOMING_MESSAGE = 4096;
@@ -95,7 +100,8 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
         webSockets.setMaxTextMessageSize(MAX_INCOMING_MESSAGE);
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
-        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer);
+        StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
+                WebSocketSender.Kind.atStartup());
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 security.authenticator(), authorizer, metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),

@@ -39,8 +39,8 @@ final class EventView {
     private JsonNode before;
     private ObjectNode eventNode;
     private ObjectNode beforeNode;
-    private Frame frame;
-    private Frame leave;
+    private EventFrame frame;
+    private EventFrame leave;
 
     EventView(ChangeEvent event, Json json, DocumentPolicy policy) {
         this.event = event;
@@ -91,32 +91,32 @@ final class EventView {
         return beforeNode;
     }
 
-    Frame frame() {
+    EventFrame frame() {
         if (frame == null) {
-            frame = new Frame(token, render());
+            frame = new EventFrame(token, render());
         }
         return frame;
     }
 
     /** The event with {@code fullDocument} projected for one subscriber (not shared). */
-    Frame projected(Projection projection) {
-        return new Frame(token, json.bytes(node(after(), Optional.of(projection))));
+    EventFrame projected(Projection projection) {
+        return new EventFrame(token, json.bytes(node(after(), Optional.of(projection))));
     }
 
     /** What ends a stream after a drop: {@code {_id, operationType: "invalidate", wallTime}}. */
-    Frame invalidate() {
+    EventFrame invalidate() {
         ObjectNode node = Json.NODES.objectNode();
         node.putObject("_id").put("_data", token);
         node.put("operationType", "invalidate");
         node.putObject("wallTime").put("$date", event.wallTime());
-        return new Frame(token, json.bytes(node));
+        return new EventFrame(token, json.bytes(node));
     }
 
-    Frame leave() {
+    EventFrame leave() {
         if (leave == null) {
             ObjectNode node = head("leave");
             node.put("cause", operationType());
-            leave = new Frame(token, json.bytes(node));
+            leave = new EventFrame(token, json.bytes(node));
         }
         return leave;
     }

@@ -9,11 +9,11 @@ import java.util.function.Consumer;
  */
 public interface Outlet {
     /**
-     * Writes one frame without blocking (an event, or {@link Frame#isHeartbeat() a heartbeat}: a
+     * Writes one frame without blocking (an event, or {@link EventFrame#isHeartbeat() a heartbeat}: a
      * WebSocket ping or an SSE comment); calls {@code done} exactly once, with null on success.
      * {@code done} may run before this method returns.
      */
-    void send(Frame frame, Consumer<Throwable> done);
+    void send(EventFrame frame, Consumer<Throwable> done);
 
     /** Ends the stream cleanly with a WebSocket close code and a reason (SSE: ends the response). */
     void close(int code, String reason);

@@ -27,14 +27,14 @@ final class Subscriber implements StreamHub.Subscription {
      * is renewed ({@link #renew}), read once per event, so an event sees the old rule or the new
      * one, never a mix. The namespace and the filter (hence the index) never change.
      */
-    volatile StreamQuery query;
+    private volatile StreamQuery query;
     private final Grant grant;
     private final Outlet outlet;
     private final StreamHub hub;
     private final int max;
     /** The fan-out lane that writes this subscriber's live events. */
     final Fanout.Lane lane;
-    private final ArrayDeque<Frame> queue = new ArrayDeque<>();
+    private final ArrayDeque<EventFrame> queue = new ArrayDeque<>();
     private final AtomicInteger wip = new AtomicInteger();
     private final Consumer<Throwable> onSent = this::sent; // made once, not per write
     private boolean inFlight;
@@ -43,12 +43,12 @@ final class Subscriber implements StreamHub.Subscription {
     private int closeCode;
     private String closeReason;
     private volatile long lastWrite = System.nanoTime();
-    /** Guarded by the hub's lock: true once the subscriber receives live events from the dispatcher. */
-    boolean live;
-    /** Guarded by the hub's lock: live events up to this seq were replayed from the log instead. */
-    long from;
-    /** Dispatcher-only: the seq of the last event this subscriber was considered for (dedupes candidates). */
-    long seen = -1;
+    /** Guarded by {@link LiveIndex}'s lock: true once the subscriber receives live events from the dispatcher. */
+    private boolean live;
+    /** Guarded by {@link LiveIndex}'s lock: live events up to this seq were replayed from the log instead. */
+    private long from;
+    /** Dispatcher only: the seq of the last event this subscriber was considered for (dedupes candidates). */
+    private long seen = -1;
 
     Subscriber(StreamQuery query, Grant grant, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane) {
         this.query = query;
@@ -57,6 +57,38 @@ final class Subscriber implements StreamHub.Subscription {
         this.hub = hub;
         this.max = max;
         this.lane = lane;
+    }
+
+    /** What the subscriber asked for, with the access it has now (read once per event). */
+    StreamQuery query() {
+        return query;
+    }
+
+    /** Under {@link LiveIndex}'s lock: joins the live feed, which brings the events after {@code from}. */
+    void joined(long from) {
+        this.from = from;
+        this.live = true;
+    }
+
+    /** Under {@link LiveIndex}'s lock: leaves the live feed; false if it was not in it. */
+    boolean left() {
+        boolean was = live;
+        live = false;
+        return was;
+    }
+
+    /** Under {@link LiveIndex}'s lock: live events up to this seq were replayed instead. */
+    long from() {
+        return from;
+    }
+
+    /** Dispatcher only: true the first time the event {@code seq} meets this subscriber (an event may reach it by two values). */
+    boolean firstSight(long seq) {
+        if (seen == seq) {
+            return false;
+        }
+        seen = seq;
+        return true;
     }
 
     /** What {@link #enqueue} did. */
@@ -101,7 +133,7 @@ final class Subscriber implements StreamHub.Subscription {
     }
 
     /** Queues a frame without writing it (the dispatcher: its lane writes). */
-    synchronized Queued enqueue(Frame frame) {
+    synchronized Queued enqueue(EventFrame frame) {
         Queued q = add(frame);
         if (q != Queued.QUEUED || pumpDue || inFlight) {
             return q;
@@ -111,19 +143,19 @@ final class Subscriber implements StreamHub.Subscription {
     }
 
     /** Queues a frame and writes on this thread (replay); a full queue cuts the client off. False once ended. */
-    boolean offer(Frame frame) {
+    boolean offer(EventFrame frame) {
         Queued q;
         synchronized (this) {
             q = add(frame);
         }
         if (q == Queued.FULL) {
-            hub.cutOff(this); // outside this lock: the hub's lock is taken before a subscriber's, never after
+            hub.cutOff(this); // outside this lock: LiveIndex's lock is taken before a subscriber's, never after
         }
         drain();
         return q == Queued.QUEUED;
     }
 
-    private Queued add(Frame frame) {
+    private Queued add(EventFrame frame) {
         if (ended) {
             return Queued.ENDED;
         }
@@ -158,7 +190,7 @@ final class Subscriber implements StreamHub.Subscription {
             if (ended || inFlight || !queue.isEmpty() || System.nanoTime() - lastWrite < idleNanos) {
                 return;
             }
-            queue.add(Frame.HEARTBEAT);
+            queue.add(EventFrame.HEARTBEAT);
         }
         drain();
     }
@@ -167,7 +199,7 @@ final class Subscriber implements StreamHub.Subscription {
      * Queues {@code last} and ends the stream with a close code once every queued frame is
      * written (a stream invalidated by its collection's drop ends with what it was told).
      */
-    void finish(Frame last, int code, String reason) {
+    void finish(EventFrame last, int code, String reason) {
         synchronized (this) {
             if (ended) {
                 return;
@@ -179,6 +211,11 @@ final class Subscriber implements StreamHub.Subscription {
         }
         hub.remove(this);
         drain();
+    }
+
+    /** After its collection's drop event: {@code invalidate}, then the stream ends (close 1000). */
+    void invalidate(EventFrame invalidate) {
+        finish(invalidate, 1000, "invalidate: the collection was dropped"); // a close reason has 123 bytes at most
     }
 
     /** Ends the stream with a close code once what is in flight is written; queued frames are dropped. */
@@ -219,7 +256,7 @@ final class Subscriber implements StreamHub.Subscription {
             return;
         }
         do {
-            Frame next = null;
+            EventFrame next = null;
             int code = 0;
             String reason = null;
             synchronized (this) {

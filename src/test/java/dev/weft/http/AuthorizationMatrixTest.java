@@ -213,7 +213,7 @@ class AuthorizationMatrixTest {
         matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
         Set<String> routes = new HashSet<>();
         Api api = Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE);
-        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, null, null, null))).all()
+        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, null, null, null, null))).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }

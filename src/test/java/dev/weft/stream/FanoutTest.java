@@ -35,7 +35,7 @@ class FanoutTest {
         }
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             if (inFlight) {
                 overlapped = true; // two writes in flight: the outlet contract broken
             }
@@ -91,11 +91,11 @@ class FanoutTest {
 
     /** Never completes a write, like a client that stopped reading. */
     static final class Stuck implements Outlet {
-        final List<Frame> sent = new CopyOnWriteArrayList<>();
+        final List<EventFrame> sent = new CopyOnWriteArrayList<>();
         volatile int closed;
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             sent.add(frame);
         }
 
@@ -114,7 +114,7 @@ class FanoutTest {
         try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 1)) {
             Stuck outlet = new Stuck();
             Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null);
-            Frame a = new Frame("a", new byte[0]);
+            EventFrame a = new EventFrame("a", new byte[0]);
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.PUMP);
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.QUEUED);
             s.pump();

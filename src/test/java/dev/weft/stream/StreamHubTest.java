@@ -82,7 +82,7 @@ class StreamHubTest {
         volatile int closeCode;
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             if (!frame.isHeartbeat()) {
                 events.add(JSON.parse(frame.json(), "frame"));
             }

@@ -16,7 +16,7 @@ import dev.weft.store.Store;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteOp.WriteMode;
 import dev.weft.store.WriteResult;
-import dev.weft.stream.Frame;
+import dev.weft.stream.EventFrame;
 import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
@@ -202,7 +202,7 @@ class PgEventsTest {
         final List<String> tokens = new CopyOnWriteArrayList<>();
 
         @Override
-        public void send(Frame frame, Consumer<Throwable> done) {
+        public void send(EventFrame frame, Consumer<Throwable> done) {
             if (!frame.isHeartbeat()) {
                 events.add(JSON.parse(frame.json(), "frame"));
                 tokens.add(frame.token());

@@ -6,21 +6,27 @@ import java.nio.charset.StandardCharsets;
 /**
  * One event as sent: its resume token and its JSON, rendered once and shared by every subscriber
  * that receives it unchanged (a WebSocket text frame's payload is the JSON bytes as they are);
- * the SSE form is derived lazily and cached. Immutable once built, except for that cache (a
+ * the SSE form and the string form are derived lazily and cached. Immutable once built, except for those caches (a
  * benign race: it computes equal values), so any thread may write it.
  */
-public final class Frame {
-    static final Frame HEARTBEAT = new Frame("", new byte[0]);
+public final class EventFrame {
+    static final EventFrame HEARTBEAT = new EventFrame("", new byte[0]);
 
     private final String token;
     private final byte[] json;
     private final ByteBuffer payload;
     private byte[] sse;
+    private String text;
 
-    Frame(String token, byte[] json) {
+    EventFrame(String token, byte[] json) {
         this.token = token;
         this.json = json;
         this.payload = ByteBuffer.wrap(json).asReadOnlyBuffer();
+    }
+
+    /** The frame that asks the outlet for a heartbeat (a WebSocket ping, an SSE comment). */
+    public static EventFrame heartbeat() {
+        return HEARTBEAT;
     }
 
     public boolean isHeartbeat() {
@@ -40,6 +46,16 @@ public final class Frame {
     /** The event's JSON as a read-only buffer of its own (a write moves its position), sharing the bytes. */
     public ByteBuffer payload() {
         return payload.duplicate();
+    }
+
+    /** The event's JSON as a string, for writers that take one (made once, shared like the bytes). */
+    public String text() {
+        String t = text;
+        if (t == null) {
+            t = new String(json, StandardCharsets.UTF_8);
+            text = t;
+        }
+        return t;
     }
 
     /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */

@@ -1,0 +1,34 @@
+package dev.weft.http;
+
+import dev.weft.stream.EventFrame;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
+
+/**
+ * Writes frames through Jetty's public WebSocket API ({@link Session#sendText}): the fallback
+ * when {@link CoreSessionSender}'s internals cannot be trusted (another Jetty version, or forced
+ * with {@code -Dweft.websocket.sender=api}). It costs a string per event (shared between
+ * subscribers, {@link EventFrame#text}) and Jetty's per-frame layers, and needs nothing but the
+ * API every Jetty 12 keeps.
+ */
+final class ApiSessionSender extends WebSocketSender {
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    private final Session session;
+
+    ApiSessionSender(Session session, int maxOutgoingFrames) {
+        super(maxOutgoingFrames);
+        this.session = session;
+    }
+
+    @Override
+    void write(EventFrame frame, Consumer<Throwable> done) {
+        Callback callback = Callback.from(() -> done.accept(null), done);
+        if (frame.isHeartbeat()) {
+            session.sendPing(EMPTY.duplicate(), callback);
+        } else {
+            session.sendText(frame.text(), callback);
+        }
+    }
+}

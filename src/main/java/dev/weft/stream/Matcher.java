@@ -1,0 +1,87 @@
+package dev.weft.stream;
+
+import dev.weft.query.MatchBudget;
+import dev.weft.store.ChangeEvent;
+import java.util.concurrent.atomic.AtomicLong;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * What a subscriber receives of an event: the one function ({@link #match}) for the replay and
+ * the live feed alike, so a resume token (only a position in the log) shows exactly what the
+ * subscriber could have followed live. It weighs the collection, the filter, the access rule
+ * (read filter, projection) and the collection's document policy ({@link EventView}), within a
+ * budget of value tests ({@code stream-match-budget}).
+ */
+final class Matcher {
+    /** What {@link #matchWithin} answers when the match ran out of value tests. */
+    static final EventFrame TOO_COSTLY = new EventFrame("", new byte[0]);
+
+    /** Value tests one event may cost one subscriber ({@code stream-match-budget}). */
+    final long budget;
+    private final AtomicLong evaluations = new AtomicLong();
+
+    Matcher(long budget) {
+        this.budget = budget;
+    }
+
+    /** Subscriber filters evaluated so far. */
+    long evaluations() {
+        return evaluations.get();
+    }
+
+    /** {@link #match} within {@code tests} value tests of {@code budget}; {@link #TOO_COSTLY} past them. */
+    EventFrame matchWithin(Subscriber s, EventView v, MatchBudget budget, long tests) {
+        budget.reset(tests);
+        try {
+            return match(s, v, budget);
+        } catch (MatchBudget.Exceeded x) {
+            return TOO_COSTLY;
+        }
+    }
+
+    String overBudgetReason(EventView v) {
+        return "the stream's filter and access rule cost more than stream-match-budget (" + budget
+                + " value tests) on event " + v.frame().token() + "; narrow the filter, or resume after that event";
+    }
+
+    /**
+     * What {@code s} is to receive of {@code v}, or null. Nothing of another collection. Else
+     * the event itself when the filter and the access rule pass; otherwise, for a subscriber
+     * that asked for leaves, a leave event when the document matched (and was visible) before
+     * this change. On a document filter a delete is judged by the deleted document. A drop has
+     * no document: a document filter lets it through, an event filter ({@code $match}) judges it
+     * as MongoDB does.
+     */
+    private EventFrame match(Subscriber s, EventView v, MatchBudget budget) {
+        evaluations.incrementAndGet();
+        StreamQuery q = s.query();
+        if (!q.ns().equals(v.event.ns())) {
+            return null;
+        }
+        if (v.isDrop()) {
+            return q.onDocument() || q.filter().matches(v.eventNode()) ? v.frame() : null;
+        }
+        boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
+        JsonNode doc = delete ? v.before() : v.after();
+        JsonNode now = q.onDocument() ? doc : v.eventNode();
+        if (now != null && q.filter().matches(now, budget) && allowed(q, doc, budget)) {
+            return q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame();
+        }
+        if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
+            JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
+            if (q.filter().matches(was, budget) && allowed(q, v.before(), budget)) {
+                return v.leave();
+            }
+        }
+        return null;
+    }
+
+    private static boolean allowed(StreamQuery q, JsonNode doc, MatchBudget budget) {
+        return q.readFilter().isEmpty() || doc != null && q.readFilter().get().matches(doc, budget);
+    }
+
+    /** Whether {@code v} is the drop of {@code s}'s collection, which ends its stream. */
+    static boolean drops(Subscriber s, EventView v) {
+        return v.isDrop() && s.query().ns().equals(v.event.ns());
+    }
+}
