@@ -97,7 +97,7 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer);
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
-                security.authenticator(), authorizer, metrics,
+                security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads);
         server.setHandler(new GracefulHandler(pipeline));
