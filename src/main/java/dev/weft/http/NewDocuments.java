@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.security.DocumentAccess;
+import dev.weft.store.Namespace;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -13,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 record NewDocuments(DocumentAccess access, int maxIdBytes) {
 
-    static NewDocuments of(Exchange ex, Api api, dev.weft.store.Namespace ns) {
+    static NewDocuments of(Exchange ex, Api api, Namespace ns) {
         return new NewDocuments(ex.context().access(ns), api.settings().maxIdBytes());
     }
 
