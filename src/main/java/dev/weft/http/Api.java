@@ -17,8 +17,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What every endpoint shares: the store, the JSON codec, the limits, the result cache, the
- * document policy of each collection (which endpoints apply wherever documents enter or leave),
- * and the small translations between HTTP and the store (names from the path, content types,
+ * document policy of each collection (which reaches endpoints only inside a request's
+ * {@link dev.weft.security.DocumentAccess}, see {@link RequestContext#access}), and the small translations between HTTP and the store (names from the path, content types,
  * etags, read modes and durability, write outcomes to statuses).
  */
 record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies) {
@@ -29,15 +29,6 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
                 QueryLimits.of(settings),
                 new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies);
-    }
-
-    DocumentPolicy policy(Namespace ns) {
-        return policies.of(ns);
-    }
-
-    /** A client's document readied for storage: ids ({@link DocumentIds}), then the collection's policy. */
-    ObjectNode documentToStore(Namespace ns, JsonNode node) {
-        return policy(ns).stored(DocumentIds.prepareForInsert(node, settings.maxIdBytes()));
     }
 
     Namespace namespace(Exchange ex) {
@@ -160,11 +151,18 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             case UPDATED -> ex.sendEmpty(200);
             case DELETED -> ex.sendEmpty(204);
             case BULK_DONE -> ex.sendEmpty(200);
-            case NOT_FOUND -> throw WeftException.notFound(result.message().orElse("document not found"));
-            case CONFLICT -> throw WeftException.conflict(result.message().orElse("duplicate key"));
-            case INVALID -> throw WeftException.badRequest(result.message().orElse("invalid write"));
-            case PRECONDITION_FAILED -> throw WeftException.preconditionFailed(
-                    result.message().orElse("the ETag does not match (If-Match)"));
+            case NOT_FOUND, CONFLICT, INVALID, PRECONDITION_FAILED -> throw failure(result);
         }
+    }
+
+    /** The client error a failed write result stands for. */
+    static WeftException failure(WriteResult result) {
+        return switch (result.outcome()) {
+            case NOT_FOUND -> WeftException.notFound(result.message().orElse("document not found"));
+            case CONFLICT -> WeftException.conflict(result.message().orElse("duplicate key"));
+            case PRECONDITION_FAILED -> WeftException.preconditionFailed(
+                    result.message().orElse("the ETag does not match (If-Match)"));
+            default -> WeftException.badRequest(result.message().orElse("invalid write"));
+        };
     }
 }

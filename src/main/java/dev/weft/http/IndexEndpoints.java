@@ -48,7 +48,7 @@ final class IndexEndpoints {
         ObjectNode body = api.objectBody(ex);
         api.existingCollection(ns);
         IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), unique(body.get("ops")));
-        spec.fields().forEach(f -> api.policy(ns).checkPath("an index", f.path()));
+        spec.fields().forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
         api.store().createIndex(ns, spec);
         ex.sendEmpty(201);
     }

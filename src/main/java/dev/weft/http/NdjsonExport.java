@@ -1,6 +1,5 @@
 package dev.weft.http;
 
-import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -23,21 +22,18 @@ final class NdjsonExport {
     private static final int BUFFER = 32 * 1024;
 
     private final Api api;
-    private final CollectionEndpoints.Renderer renderer;
 
-    NdjsonExport(Api api, CollectionEndpoints.Renderer renderer) {
+    NdjsonExport(Api api) {
         this.api = api;
-        this.renderer = renderer;
     }
 
     void stream(Exchange ex, Namespace ns) throws IOException {
         api.existingCollection(ns);
-        ReadParams params = ReadParams.parse(ex, api, ns);
-        FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), Long.MAX_VALUE, params.hint());
+        FindPlan plan = FindPlan.of(ex, api, ns);
         OutputStream out = new BufferedOutputStream(new OpenedOnFirstWrite(ex), BUFFER);
-        api.store().find(ns, query, params.readMode(), doc -> {
+        plan.all(doc -> {
             try {
-                out.write(renderer.render(doc, params));
+                out.write(doc);
                 out.write('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

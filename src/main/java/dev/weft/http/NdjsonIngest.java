@@ -105,6 +105,7 @@ final class NdjsonIngest {
     void ingest(Exchange ex, Namespace ns) throws IOException, InterruptedException {
         Report report = new Report();
         Durability durability = api.durability(ex, ns);
+        NewDocuments documents = NewDocuments.of(ex, api, ns);
         LineReader reader = new LineReader(ex.bodyStream(), api.settings().maxNdjsonLineBytes());
         List<Line> chunk = new ArrayList<>(CHUNK);
         CompletableFuture<Report> inFlight = CompletableFuture.completedFuture(new Report());
@@ -119,8 +120,7 @@ final class NdjsonIngest {
                 continue;
             }
             try {
-                ObjectNode doc = api.documentToStore(ns, api.json().parse(line, "line " + number));
-                chunk.add(new Line(number, ex.permission().admitDocument(doc, java.util.Optional.empty())));
+                chunk.add(new Line(number, documents.admitted(api.json().parse(line, "line " + number))));
             } catch (WeftException e) {
                 report.error(number, e.getMessage());
             }

@@ -1,12 +1,12 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
 import dev.weft.core.ReadMode;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
-import dev.weft.query.Projection;
 import dev.weft.query.Sort;
-import dev.weft.security.DocumentPolicy;
+import dev.weft.security.DocumentAccess;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import java.util.ArrayList;
@@ -16,30 +16,28 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The parse and plan stage of a read: {@code filter} (repeatable, ANDed), {@code keys}
+ * The parse stage of a list read: {@code filter} (repeatable, ANDed), {@code keys}
  * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint},
  * {@code readMode} (see {@link Api#readMode}; part of the cache key, so an outdated result is
  * never served to a read that asked for the primary).
- * Each bad parameter is a 400 naming it, and so is one the collection's {@link DocumentPolicy}
- * refuses. The request's {@link dev.weft.security.Permission} is applied here, for every read
- * path at once: its read filter is ANDed into {@link #filter} and its projection runs after the
- * client's in {@link #projection}. {@link #cacheKey} is the normalized text of everything that
- * shapes the result, the permission included, for {@link ResultCache}; {@link #policy} is how
- * documents of the collection are shown.
+ * Each bad parameter is a 400 naming it. What the principal may ask and see is not decided here
+ * but by the request's {@link DocumentAccess}, which every parameter passes through: the filter
+ * comes back narrowed, the keys as the {@link DocumentAccess.View} documents are rendered with.
+ * {@link #cacheKey} is the normalized text of everything that shapes the result, the permission
+ * included, for {@link ResultCache}. Only {@link FindPlan} runs a read with these.
  */
-record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey, DocumentPolicy policy) {
+record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, int pageSize,
+                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey) {
 
-    static ReadParams parse(Exchange ex, Api api, Namespace ns) {
-        DocumentPolicy policy = api.policy(ns);
-        Filter filter = filterOnly(ex, api, ns);
-        Optional<Projection> projection = projection(ex, api, policy);
-        Sort sort = sort(ex, api, policy);
+    static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
+        Filter filter = filter(ex, api, access);
+        DocumentAccess.View view = view(ex, api, access);
+        Sort sort = sort(ex, api, access);
         int page = intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
-        return new ReadParams(filter, projection, sort, page, pageSize, ex.hasParam("count"), hint,
-                api.readMode(ex, ns), cacheKey(ex, ns), policy);
+        return new ReadParams(filter, view, sort, page, pageSize, ex.hasParam("count"), hint,
+                api.readMode(ex, ns), cacheKey(ex, ns));
     }
 
     /**
@@ -57,21 +55,18 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
                 + "|" + ex.permission().cacheKey();
     }
 
-    /** The client's filters narrowed by the read filter, for {@code _size} and every other read. */
-    static Filter filterOnly(Exchange ex, Api api, Namespace ns) {
-        return ex.permission().narrowRead(clientFilter(ex, api, ns));
+    /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
+    static Filter filter(Exchange ex, Api api, DocumentAccess access) {
+        return access.readFilter(filterSpecs(ex, api), api.limits());
     }
 
-    /** The client's filters alone (repeated ones ANDed); bulk writes narrow them with the write permission. */
-    static Filter clientFilter(Exchange ex, Api api, Namespace ns) {
-        DocumentPolicy policy = api.policy(ns);
-        List<Filter> parsed = new ArrayList<>();
+    /** The client's {@code filter} parameters as JSON, in order. */
+    static List<JsonNode> filterSpecs(Exchange ex, Api api) {
+        List<JsonNode> specs = new ArrayList<>();
         for (String f : ex.params("filter")) {
-            JsonNode spec = jsonParam(api, "filter", f);
-            policy.checkQuery("filter", spec);
-            parsed.add(Filter.parse(spec, api.limits()));
+            specs.add(jsonParam(api, "filter", f));
         }
-        return Filter.and(parsed);
+        return specs;
     }
 
     long skip() {
@@ -85,25 +80,18 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
         return api.json().parse(value, "query parameter " + name);
     }
 
-    /** The client's {@code keys} then the permission's projection; empty when neither applies. */
-    static Optional<Projection> projection(Exchange ex, Api api, DocumentPolicy policy) {
-        Optional<Projection> client = clientProjection(ex, api, policy);
-        Optional<Projection> acl = ex.permission().projection();
-        if (client.isEmpty() || acl.isEmpty()) {
-            return client.isPresent() ? client : acl;
-        }
-        Projection first = client.get();
-        Projection last = acl.get();
-        return Optional.of(doc -> last.apply(first.apply(doc)));
+    /** How documents are shown to this request: its {@code keys} under {@code access}. */
+    static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access) {
+        return access.view(keys(ex, api), api.json());
     }
 
-    /** The {@code keys} parameters merged into one projection. */
-    private static Optional<Projection> clientProjection(Exchange ex, Api api, DocumentPolicy policy) {
+    /** The {@code keys} parameters merged into one projection spec; empty when there are none. */
+    private static Optional<ObjectNode> keys(Exchange ex, Api api) {
         List<String> keys = ex.params("keys");
         if (keys.isEmpty()) {
             return Optional.empty();
         }
-        ObjectNode merged = dev.weft.core.Json.NODES.objectNode();
+        ObjectNode merged = Json.NODES.objectNode();
         for (String k : keys) {
             JsonNode spec = jsonParam(api, "keys", k);
             if (!spec.isObject()) {
@@ -111,11 +99,10 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             }
             merged.setAll((ObjectNode) spec);
         }
-        policy.checkQuery("keys", merged);
-        return Optional.of(Projection.parse(merged));
+        return Optional.of(merged);
     }
 
-    private static Sort sort(Exchange ex, Api api, DocumentPolicy policy) {
+    private static Sort sort(Exchange ex, Api api, DocumentAccess access) {
         List<String> specs = ex.params("sort");
         if (specs.isEmpty()) {
             return Sort.ID_DESCENDING;
@@ -127,10 +114,7 @@ record ReadParams(Filter filter, Optional<Projection> projection, Sort sort, int
             }
             fields.addAll(Sort.parse(s, api.limits()).fields());
         }
-        fields.forEach(f -> {
-            policy.checkPath("sort", f.path());
-            ex.permission().checkShown("sort", f.path());
-        });
+        fields.forEach(f -> access.checkSortPath(f.path()));
         return new Sort(List.copyOf(fields));
     }
 

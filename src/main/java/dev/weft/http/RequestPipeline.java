@@ -4,6 +4,7 @@ import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
 import dev.weft.security.Authorizer;
+import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import dev.weft.store.DuplicateKey;
@@ -49,10 +50,12 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final Cors cors;
     private final long maxBodyBytes;
     private final Executor requestThreads;
+    private final DocumentPolicy.Lookup policies;
 
-    RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, Metrics metrics, Cors cors,
-                    long maxBodyBytes, Executor requestThreads) {
+    RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, DocumentPolicy.Lookup policies,
+                    Metrics metrics, Cors cors, long maxBodyBytes, Executor requestThreads) {
         this.requestThreads = requestThreads;
+        this.policies = policies;
         this.routes = routes;
         this.authenticator = authenticator;
         this.authorizer = authorizer;
@@ -108,7 +111,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 response.reset();
                 return MemoryPath.DECLINED;
             }
-            exchange.authorized(new RequestContext(match.get(), principal.get(), permission.get()));
+            exchange.authorized(new RequestContext(match.get(), principal.get(), permission.get(), policies));
             if (!read.answerFromCache(exchange)) {
                 return new MemoryPath(false, Optional.of(exchange));
             }
@@ -144,7 +147,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                         match.route().takesAccessToken());
                 Principal principal = authenticator.authenticate(exchange);
                 exchange.authorized(new RequestContext(match, principal,
-                        authorizer.authorize(principal, method, match.segments())));
+                        authorizer.authorize(principal, method, match.segments()), policies));
             }
             Routes.Route route = exchange.context().match().route();
             template = route.template();
@@ -180,7 +183,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      */
     private static String conflictMessage(Exchange exchange, String message) {
         boolean seesEverything = exchange.authorizedContext()
-                .map(c -> c.permission().readsEverything() && c.permission().projection().isEmpty()).orElse(false);
+                .map(c -> c.permission().seesEverything()).orElse(false);
         return seesEverything ? message : DuplicateKey.withoutValues(message);
     }
 

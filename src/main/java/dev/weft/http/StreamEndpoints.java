@@ -1,11 +1,9 @@
 package dev.weft.http;
 
 import dev.weft.core.WeftException;
-import dev.weft.query.Filter;
 import dev.weft.security.Authorizer;
 import dev.weft.security.Credential;
-import dev.weft.security.DocumentPolicy;
-import dev.weft.security.Permission;
+import dev.weft.security.DocumentAccess;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.stream.Grant;
@@ -24,11 +22,12 @@ import tools.jackson.databind.JsonNode;
  * when the request is an upgrade, Server-Sent Events with {@code Accept: text/event-stream}.
  * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
  * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
- * old) is answered 4xx before the upgrade. The request's {@link Permission} (access rules) gives
- * the subscriber's read filter and projection, applied to every event; the collection's
- * {@link DocumentPolicy} refuses filters on what it hides (400, as a GET's), and the hub applies
- * it to every event. The engine is {@link StreamHub}; this class only opens the stream, on a
- * {@link StreamSocket} or an {@link SseOutlet}, the two {@link Outlet}s.
+ * old) is answered 4xx before the upgrade. The request's {@link DocumentAccess} decides, as for
+ * every other read: it refuses filters on what the collection's policy or the response
+ * projection hides, and gives the subscriber's read filter and projection, applied to every
+ * event (the hub applies the collection's policy to every event). The engine is
+ * {@link StreamHub}; this class only opens the stream, on a {@link StreamSocket} or an
+ * {@link SseOutlet}, the two {@link Outlet}s.
  */
 final class StreamEndpoints {
     private static final String EVENT_STREAM = "text/event-stream";
@@ -61,7 +60,8 @@ final class StreamEndpoints {
         api.existingCollection(ns);
         List<JsonNode> filters = new ArrayList<>();
         ex.params("filter").forEach(f -> filters.add(ReadParams.jsonParam(api, "filter", f)));
-        filters.forEach(f -> api.policy(ns).checkQuery("filter", f)); // as a GET's filter
+        DocumentAccess access = ex.context().access(ns);
+        filters.forEach(access::checkStreamFilter); // as a GET's filter
         open(ex, StreamQuery.adhoc(ns, filters, api.limits()));
     }
 
@@ -70,17 +70,15 @@ final class StreamEndpoints {
         if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);
         }
-        DocumentPolicy policy = api.policy(base.ns());
-        base.documentPaths().values().forEach(path -> policy.checkPath("the stream's filter", path)); // fullDocument.password is password
-        StreamQuery query = withAccess(base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false)),
-                ex.permission());
+        DocumentAccess access = ex.context().access(base.ns());
+        StreamQuery query = withAccess(base.withLeaves(ex.param("leaves").map(Boolean::parseBoolean).orElse(false)), access);
         Optional<String> resume = ex.param("resumeAfter").or(() -> ex.header("Last-Event-ID"));
         if (resume.isPresent()) {
             query = query.resumingAfter(resume.get(), api.json());
         }
         hub.check(query);
         StreamQuery q = query;
-        Grant grant = grant(ex.credential(), ex.method(), ex.segments());
+        Grant grant = grant(access, ex.credential(), ex.method(), ex.segments());
         if (websocket) {
             if (!ex.upgrade(container, (rq, rs, cb) -> new StreamSocket(hub, q, grant, senders, container.getMaxOutgoingFrames()))) {
                 throw WeftException.badRequest("malformed WebSocket upgrade");
@@ -91,22 +89,21 @@ final class StreamEndpoints {
     }
 
     /**
-     * {@code query} with the read filter and projection of {@code permission}; 403 (401
-     * anonymous) when its filter names a field the projection hides.
+     * {@code query} with the read filter and projection of {@code access}: 400 when its filter
+     * reads a path the collection's policy hides ({@code fullDocument.password} is
+     * {@code password}), 403 (401 anonymous) when one the response projection hides.
      */
-    private static StreamQuery withAccess(StreamQuery query, Permission permission) {
-        query.documentPaths().forEach((written, path) -> permission.checkShown("the stream's filter", written, path));
-        Optional<Filter> readFilter = permission.readsEverything()
-                ? Optional.empty() : Optional.of(permission.narrowRead(Filter.all()));
-        return query.withAccess(readFilter, permission.projection());
+    private static StreamQuery withAccess(StreamQuery query, DocumentAccess access) {
+        access.checkStreamPaths(query.documentPaths());
+        return query.withAccess(access.eventFilter(), access.responseProjection());
     }
 
     /** The stream's access as the authorize stage would grant it now to the same credential and route. */
-    private Grant grant(Credential credential, String method, List<String> segments) {
+    private Grant grant(DocumentAccess access, Credential credential, String method, List<String> segments) {
         return new Grant() {
             @Override
             public StreamQuery renew(StreamQuery current) {
-                return withAccess(current, authorizer.authorize(credential.current(), method, segments));
+                return withAccess(current, access.regranted(authorizer.authorize(credential.current(), method, segments)));
             }
 
             @Override

@@ -103,7 +103,7 @@ public final class WeftServer implements AutoCloseable {
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
-                security.authenticator(), authorizer, metrics,
+                security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads);
         server.setHandler(new GracefulHandler(pipeline));

@@ -7,9 +7,10 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * What a collection requires of documents where they enter and leave through the API, so that
  * special collections (the users collection: passwords hashed on the way in, never out) keep
- * their rules in one class instead of {@code if}s in every endpoint. The http layer calls it at
- * every entry (insert, replace, update and its result, bulk update, ndjson ingest), every exit (document, list,
- * export; change events use {@link #readable(ObjectNode)}) and on every query parameter.
+ * their rules in one class instead of {@code if}s in every endpoint. The http layer reaches it
+ * only through a request's {@link DocumentAccess}, at every entry (insert, replace, update and its
+ * result, bulk update, ndjson ingest), every exit (document, list, export) and on every query
+ * parameter; change events use {@link #readable(ObjectNode)} in the stream hub.
  * Ordinary collections get {@link #NONE}, which changes nothing and costs nothing.
  */
 public interface DocumentPolicy {

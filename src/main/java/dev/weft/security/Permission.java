@@ -133,6 +133,11 @@ public final class Permission {
         return read.isEmpty();
     }
 
+    /** True when a read's answer depends on the stored documents alone: no read filter, no projection. */
+    public boolean seesEverything() {
+        return read.isEmpty() && projection.isEmpty();
+    }
+
     public boolean canRead(JsonNode document) {
         return read.map(r -> r.matches(document)).orElse(true);
     }

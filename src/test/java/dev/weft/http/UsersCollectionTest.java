@@ -114,6 +114,21 @@ class UsersCollectionTest {
         assertThat(weft.get(USERS_PATH + "?keys=" + q("{\"password\":0}")).statusCode()).isEqualTo(400);
     }
 
+    /**
+     * A read by id is planned before it runs: its {@code keys} are refused the same way whether
+     * the document exists or not, so the answer to a bad request says nothing about the data.
+     */
+    @Test
+    void keysOnThePasswordAre400ForMissingDocumentsToo() throws Exception {
+        weft.post(USERS_PATH, "{\"_id\":\"present\",\"password\":\"present-Password\",\"roles\":[\"user\"]}");
+        for (String id : new String[] {"present", "absent"}) {
+            HttpResponse<String> r = weft.get(USERS_PATH + "/" + id + "?keys=" + q("{\"password\":1}"));
+            assertThat(r.statusCode()).as(id).isEqualTo(400);
+            assertThat(JSON.parse(r.body(), "error").get("message").asString()).as(id).contains("password");
+        }
+        assertThat(weft.get(USERS_PATH + "/absent").statusCode()).isEqualTo(404);
+    }
+
     @Test
     void queriesOnThePasswordAre400() throws Exception {
         String[] filters = {"{\"password\":{\"$regex\":\"^\\\\$2\"}}", "{\"password\":{\"$exists\":true}}",
