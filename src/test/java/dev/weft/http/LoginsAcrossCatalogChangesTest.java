@@ -35,13 +35,32 @@ class LoginsAcrossCatalogChangesTest {
         return Long.parseLong(m.group(1));
     }
 
+    /**
+     * The hash count once bob's and the admin's logins are remembered for good: on PostgreSQL the
+     * event of bob's creation is published (and invalidates the users collection once more) a
+     * little after its commit, so a login remembered before that is hashed once again.
+     */
+    static long settledHashes(String bob) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        long seen = hashes();
+        while (true) {
+            assertThat(weft.get("/", "Authorization", bob).statusCode()).isEqualTo(403);
+            long now = hashes();
+            if (now == seen || System.nanoTime() > deadline) {
+                return now;
+            }
+            seen = now;
+            Thread.sleep(100);
+        }
+    }
+
     @Test
     void catalogChangesReHashNoLoginWhileAPasswordChangeEndsTheOldOneAtOnce() throws Exception {
         assertThat(weft.post("/weft/users", "{\"_id\":\"bob\",\"password\":\"bob-Password-12\",\"roles\":[\"user\"]}")
                 .statusCode()).isEqualTo(201);
         String bob = TestServer.basic("bob", "bob-Password-12");
         assertThat(weft.get("/", "Authorization", bob).statusCode()).isEqualTo(403); // known, no rule: remembered
-        long before = hashes();
+        long before = settledHashes(bob);
 
         assertThat(weft.put("/ddl", null).statusCode()).isEqualTo(201);
         assertThat(weft.put("/ddl/c", null).statusCode()).isEqualTo(201);
