@@ -68,6 +68,9 @@ import java.util.function.Function;
  * @param durability           the durability of requests and collections that name none
  * @param aclDb                database of the access rules collection
  * @param aclCollection        collection holding the access rules (docs/security.md)
+ * @param aclFile              RESTHeart acl.yml whose rules apply beside the collection's
+ * @param baseUrl              scheme, host and port (and path prefix) of absolute Location headers
+ * @param trustedProxies       addresses whose X-Forwarded-Proto/Host headers are believed
  * @param auth                 users, authentication, brute-force guard, CORS and TLS
  */
 public record Settings(
@@ -107,6 +110,9 @@ public record Settings(
         Durability durability,
         String aclDb,
         String aclCollection,
+        Optional<Path> aclFile,
+        Optional<String> baseUrl,
+        List<String> trustedProxies,
         AuthSettings auth) {
 
     public static final Map<String, String> DESCRIPTIONS = descriptions();
@@ -189,6 +195,9 @@ public record Settings(
                 Durability.parse(r.string("durability", "hard"), "setting durability"),
                 r.string("acl-db", "weft"),
                 r.string("acl-collection", "acl"),
+                r.optional("acl-file").map(Path::of),
+                r.optional("base-url").map(Settings::baseUrl),
+                r.optional("trusted-proxies").map(Settings::commaList).orElse(List.of()),
                 auth(r));
     }
 
@@ -225,6 +234,22 @@ public record Settings(
 
     private static List<String> commaList(String value) {
         return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    /** An http(s) URL without query or fragment; a trailing slash is dropped. */
+    private static String baseUrl(String value) {
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(value.trim());
+        } catch (java.net.URISyntaxException e) {
+            throw WeftException.badRequest("setting base-url is not a URL: " + value);
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw WeftException.badRequest("setting base-url must be http(s)://host[:port][/path], not " + value);
+        }
+        String text = uri.toString();
+        return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
     }
 
     private static String store(String value) {
@@ -284,6 +309,9 @@ public record Settings(
         d.put("durability", "writes of requests and collections that name no durability: hard or soft (hard)");
         d.put("acl-db", "database of the access rules collection (weft)");
         d.put("acl-collection", "collection of the access rules (acl)");
+        d.put("acl-file", "RESTHeart acl.yml whose permissions apply beside the collection's; reloaded on change (none)");
+        d.put("base-url", "scheme://host[:port][/prefix] of absolute Location headers (none: from the request)");
+        d.put("trusted-proxies", "comma-separated addresses whose X-Forwarded-Proto/Host are believed (none)");
         d.put("users-db", "database of the users collection (weft)");
         d.put("users-collection", "collection of users, _id = user name (users)");
         d.put("admin-password", "password of the admin user made on first start; prefer WEFT_ADMIN_PASSWORD (random, printed once)");

@@ -42,6 +42,7 @@ public final class Exchange implements AuthRequest {
     private int status;
     private boolean answered;
     private boolean bodyTouched;
+    private byte[] bodyRead;
     private static final long DRAINED_MAX = 64 * 1024;
     private final boolean takesAccessToken;
 
@@ -117,6 +118,17 @@ public final class Exchange implements AuthRequest {
         return field == null ? List.of() : field.getValues();
     }
 
+    /** The names of the query parameters, in request order. */
+    public java.util.Set<String> paramNames() {
+        return query().getNames();
+    }
+
+    /** The raw query string, empty when none. */
+    public String queryString() {
+        String query = request.getHttpURI().getQuery();
+        return query == null ? "" : query;
+    }
+
     public boolean hasParam(String name) {
         return query().get(name) != null;
     }
@@ -171,6 +183,9 @@ public final class Exchange implements AuthRequest {
 
     /** The whole body, refused with 413 past {@code max-body-bytes}. */
     public byte[] body() {
+        if (bodyRead != null) {
+            return bodyRead; // the authorize stage read it first (RESTHeart's body predicates)
+        }
         bodyTouched = true;
         long declared = request.getLength();
         if (declared > maxBodyBytes) {
@@ -185,6 +200,7 @@ public final class Exchange implements AuthRequest {
             if (bytes.length > maxBodyBytes) {
                 throw tooLarge();
             }
+            bodyRead = bytes;
             return bytes;
         } catch (IOException e) {
             throw WeftException.badRequest("could not read the request body: " + e.getMessage());
@@ -197,6 +213,9 @@ public final class Exchange implements AuthRequest {
 
     /** The body as a stream, for ndjson ingest (limited per line by the reader, not in total). */
     public InputStream bodyStream() {
+        if (bodyRead != null) {
+            return new java.io.ByteArrayInputStream(bodyRead);
+        }
         bodyTouched = true;
         return Content.Source.asInputStream(request);
     }

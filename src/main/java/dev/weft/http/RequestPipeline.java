@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
@@ -48,9 +49,11 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final Cors cors;
     private final long maxBodyBytes;
     private final Executor requestThreads;
+    private final Json json;
 
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, Metrics metrics, Cors cors,
-                    long maxBodyBytes, Executor requestThreads) {
+                    long maxBodyBytes, Executor requestThreads, Json json) {
+        this.json = json;
         this.requestThreads = requestThreads;
         this.routes = routes;
         this.authenticator = authenticator;
@@ -102,7 +105,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                     match.get().route().takesAccessToken());
             Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
             Optional<Permission> permission = principal.flatMap(p ->
-                    authorizer.authorizeFromMemory(p, "GET", match.get().segments()));
+                    authorizer.authorizeFromMemory(p, new ExchangeAccess(exchange, match.get().segments(), false, json)));
             if (permission.isEmpty()) {
                 response.reset();
                 return MemoryPath.DECLINED;
@@ -143,7 +146,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                         match.route().takesAccessToken());
                 Principal principal = authenticator.authenticate(exchange);
                 exchange.authorized(new RequestContext(match, principal,
-                        authorizer.authorize(principal, method, match.segments())));
+                        authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json))));
             }
             Routes.Route route = exchange.context().match().route();
             template = route.template();

@@ -1,5 +1,6 @@
 package dev.weft.security.acl;
 
+import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The shape of a rule document, checked field by field before anything is compiled, so that a
@@ -53,7 +55,6 @@ final class RuleFormat {
                         + " put every restriction under mongo");
             }
         }
-        JsonNode restrictions = nested ? mongo : doc;
         if (nested) {
             mongo.propertyNames().forEach(name -> {
                 if (!isRestriction(name)) {
@@ -61,8 +62,25 @@ final class RuleFormat {
                 }
             });
         }
+        ObjectNode restrictions = parseJsonStrings(nested ? mongo : doc);
         restrictions.properties().forEach(e -> refuseEscapes(e.getKey(), e.getValue()));
         return restrictions;
+    }
+
+    /**
+     * A copy in which a filter, {@code mergeRequest} or {@code projectResponse} written as a JSON
+     * string (RESTHeart's YAML: {@code projectResponse: '{"log": 0}'}) is that JSON, read
+     * relaxed as RESTHeart reads it.
+     */
+    private static ObjectNode parseJsonStrings(JsonNode restrictions) {
+        ObjectNode copy = ((ObjectNode) restrictions).deepCopy();
+        for (String name : FILTERS) {
+            JsonNode value = copy.get(name);
+            if (value != null && value.isString()) {
+                copy.set(name, RelaxedJson.parse(value.asString(), name));
+            }
+        }
+        return copy;
     }
 
     private static boolean isRestriction(String name) {

@@ -76,7 +76,8 @@ class RuleTest {
         Rule rule = compile("{\"_id\":\"r\",\"roles\":[\"user\",1],\"predicate\":\"method(GET)\",\"priority\":1e300}");
         assertThat(rule.broken()).isPresent();
         assertThat(rule.roles()).containsExactly("user");
-        assertThat(rule.priority()).isEqualTo(Integer.MIN_VALUE);
+        // The collection is tried highest priority first (RESTHeart's mongo ACL): first is MAX_VALUE.
+        assertThat(rule.priority()).isEqualTo(Integer.MAX_VALUE);
         assertThat(compile("{" + HEAD + ",\"priority\":7,\"protectedFields\":[1]}").priority()).isEqualTo(7);
     }
 }

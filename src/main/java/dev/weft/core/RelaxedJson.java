@@ -1,0 +1,34 @@
+package dev.weft.core;
+
+import tools.jackson.core.json.JsonReadFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * JSON as RESTHeart reads query parameters ({@code filter}, {@code sort}, {@code keys},
+ * {@code hint}, {@code avars}) and ACL file values: MongoDB's relaxed syntax, so
+ * {@code {'name':'x'}} and {@code {name:'x'}} parse as {@code {"name":"x"}}. It is the server's
+ * codec ({@link Json}, same limits and number handling) with Jackson's single-quote and
+ * unquoted-name features on; request bodies stay strict JSON, as RESTHeart's are.
+ */
+public final class RelaxedJson {
+    private static final RelaxedJson STANDARD = new RelaxedJson(Json.standard());
+
+    private final JsonMapper mapper;
+
+    public RelaxedJson(Json strict) {
+        this.mapper = strict.mapper().rebuild()
+                .enable(JsonReadFeature.ALLOW_SINGLE_QUOTES, JsonReadFeature.ALLOW_UNQUOTED_PROPERTY_NAMES)
+                .build();
+    }
+
+    /** Parses with the default limits. */
+    public static JsonNode parse(String text, String what) {
+        return STANDARD.read(text, what);
+    }
+
+    /** Parses a relaxed JSON text; {@code what} names the input in the 400 message. */
+    public JsonNode read(String text, String what) {
+        return Json.read(() -> mapper.readTree(text), what);
+    }
+}
