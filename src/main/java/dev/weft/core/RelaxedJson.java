@@ -14,12 +14,28 @@ import tools.jackson.databind.json.JsonMapper;
 public final class RelaxedJson {
     private static final RelaxedJson STANDARD = new RelaxedJson(Json.standard());
 
+    private final Json strict;
     private final JsonMapper mapper;
 
     public RelaxedJson(Json strict) {
+        this.strict = strict;
         this.mapper = strict.mapper().rebuild()
                 .enable(JsonReadFeature.ALLOW_SINGLE_QUOTES, JsonReadFeature.ALLOW_UNQUOTED_PROPERTY_NAMES)
                 .build();
+    }
+
+    /** Whether this reads as {@code codec} does, but relaxed. */
+    public boolean relaxes(Json codec) {
+        return strict == codec;
+    }
+
+    /**
+     * {@code text} as strict JSON text when it is a relaxed JSON object or array, else as it is
+     * (for parameters that are JSON or something else, such as {@code sort=a,-b}).
+     */
+    public String strictText(String text, String what) {
+        String trimmed = text.trim();
+        return trimmed.startsWith("{") || trimmed.startsWith("[") ? strict.text(read(trimmed, what)) : text;
     }
 
     /** Parses with the default limits. */

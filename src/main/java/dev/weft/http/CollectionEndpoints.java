@@ -31,9 +31,11 @@ final class CollectionEndpoints {
     private final Api api;
     private final NdjsonIngest ingest;
     private final NdjsonExport export;
+    private final AbsoluteUrls urls;
 
     CollectionEndpoints(Api api) {
         this.api = api;
+        this.urls = AbsoluteUrls.of(api.settings());
         this.ingest = new NdjsonIngest(api);
         this.export = new NdjsonExport(api, this::render);
     }
@@ -131,7 +133,7 @@ final class CollectionEndpoints {
                     ? new WriteOp.InsertMany(ns, List.of(admitted))
                     : new WriteOp.Replace(ns, admitted, m, ifMatch);
         });
-        Api.answerWrite(ex, result, Optional.of(location(ex, doc.get("_id"))));
+        Api.answerWrite(ex, result, Optional.of(urls.of(ex, location(ex, doc.get("_id")))));
     }
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {

@@ -68,6 +68,11 @@ public final class Exchange implements AuthRequest {
         return request.getHttpURI().getPath();
     }
 
+    /** Whether the request came over TLS (to this server, not to a proxy in front of it). */
+    public boolean secure() {
+        return request.isSecure();
+    }
+
     /** A path parameter of the route template, such as {@code db} or {@code id}. */
     public String pathParam(String name) {
         return pathParams.get(name).orElseThrow(() -> new IllegalStateException("route has no path parameter " + name));

@@ -103,6 +103,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             }
             Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes,
                     match.get().route().takesAccessToken());
+            RestheartParams.refuseUnsupported(exchange); // declines: the stages answer the 400
             Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
             Optional<Permission> permission = principal.flatMap(p ->
                     authorizer.authorizeFromMemory(p, new ExchangeAccess(exchange, match.get().segments(), false, json)));
@@ -150,6 +151,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             }
             Routes.Route route = exchange.context().match().route();
             template = route.template();
+            RestheartParams.refuseUnsupported(exchange);
             route.methods().get(method).handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
