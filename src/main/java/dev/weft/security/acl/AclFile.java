@@ -27,8 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * RESTHeart's ACL file ({@code acl.yml}, setting {@code acl-file}): a {@code permissions:} list of
  * rules with {@code role} or {@code roles}, {@code predicate}, {@code priority} and a
- * {@code mongo} section, tried lowest priority first (ties in file order; no priority: last), as
- * RESTHeart's file authorizer does. The list may also sit under {@code /fileAclAuthorizer:} or
+ * {@code mongo} section, tried lowest priority first (of equal priorities the one written last
+ * first; no priority: last), as RESTHeart's file authorizer does. The list may also sit under {@code /fileAclAuthorizer:} or
  * {@code fileAclAuthorizer:}, as in a RESTHeart configuration file.
  *
  * <p>Every rule must compile: a bad one stops the start with a message naming it. The file is
@@ -158,7 +158,10 @@ final class AclFile implements AutoCloseable {
             }
             rules.add(rule);
         }
-        rules.sort(Comparator.comparingInt(Rule::priority)); // stable: ties keep file order
+        // RESTHeart's file authorizer reverses the list, then sorts stably: of equal priorities
+        // the rule written last is tried first.
+        java.util.Collections.reverse(rules);
+        rules.sort(Comparator.comparingInt(Rule::priority));
         return List.copyOf(rules);
     }
 

@@ -18,7 +18,7 @@ class AclFileTest {
     }
 
     @Test
-    void lowestPriorityFirstTiesInFileOrderNoPriorityLast() {
+    void lowestPriorityFirstOfEqualOnesTheLastWrittenNoPriorityLast() {
         List<Rule> rules = parse("""
                 permissions:
                   - role: a
@@ -33,8 +33,8 @@ class AclFileTest {
                     predicate: "false"
                     priority: -1
                 """);
-        assertThat(rules).extracting(Rule::id).containsExactly("acl-file #4", "acl-file #2", "acl-file #3", "acl-file #1");
-        assertThat(rules.get(1).roles()).containsExactlyInAnyOrder("b", "c");
+        assertThat(rules).extracting(Rule::id).containsExactly("acl-file #4", "acl-file #3", "acl-file #2", "acl-file #1");
+        assertThat(rules.get(2).roles()).containsExactlyInAnyOrder("b", "c");
     }
 
     @Test

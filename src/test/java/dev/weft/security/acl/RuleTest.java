@@ -47,11 +47,15 @@ class RuleTest {
     }
 
     @Test
-    void unknownFieldsAndRestHeartEscapesAreRefused() {
+    void unknownFieldsAreRefusedAndRestheartEscapesUndoneInFiltersOnly() {
         assertThat(why("{" + HEAD + ",\"readFiltre\":{\"a\":1}}")).hasValueSatisfying(w -> assertThat(w).contains("readFiltre"));
         assertThat(why("{" + HEAD + ",\"mongo\":{\"hiddenProps\":[\"a\"]}}")).hasValueSatisfying(w -> assertThat(w).contains("mongo.hiddenProps"));
-        assertThat(why("{" + HEAD + ",\"readFilter\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
-        assertThat(why("{" + HEAD + ",\"mongo\":{\"writeFilter\":{\"_$or\":[{\"a\":1}]}}}")).isPresent();
+        // RESTHeart's stored-filter escapes are undone, as RESTHeart does (issue 20: documents copied unchanged).
+        Rule escaped = compile("{" + HEAD + ",\"mongo\":{\"readFilter\":{\"n\":{\"_$gt\":1},\"a::b\":2},"
+                + "\"writeFilter\":{\"_$or\":[{\"a\":1}]}}}");
+        assertThat(escaped.broken()).isEmpty();
+        assertThat(JSON.text(escaped.restrictions().get("readFilter"))).isEqualTo("{\"n\":{\"$gt\":1},\"a.b\":2}");
+        assertThat(why("{" + HEAD + ",\"mergeRequest\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
         assertThat(why("{" + HEAD + ",\"readFilter\":{\"a\":1},\"mongo\":{\"writeFilter\":{\"a\":1}}}"))
                 .hasValueSatisfying(w -> assertThat(w).contains("both"));
     }
