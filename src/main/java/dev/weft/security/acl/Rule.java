@@ -129,7 +129,8 @@ record Rule(String id, Set<String> roles, int priority, RequestPredicate predica
         RequestPredicate predicate = new PredicateParser(doc.get("predicate").asString(), limits.maxRegexLength()).parseAll();
         Optional<Template> read = filterTemplate(restrictions, "readFilter", limits);
         Optional<Template> write = filterTemplate(restrictions, "writeFilter", limits);
-        Optional<JsonNode> project = RuleFormat.object(restrictions, "projectResponse", "{\"secret\":0}");
+        Optional<JsonNode> project = RuleFormat.object(restrictions, "projectResponse", "{\"secret\":0}")
+                .map(Rule::withoutIdUnlessNamed);
         Optional<Projection> projection = project.map(Projection::parse);
         String projectionKey = project.map(json::text).orElse("");
         List<String> protectedFields = RuleFormat.protectedPaths(restrictions);
@@ -150,6 +151,21 @@ record Rule(String id, Set<String> roles, int priority, RequestPredicate predica
         Permission named = rule.build(placeholder(Principal.ANONYMOUS), false, limits, json);
         return new Rule(id, roles, priority, predicate, read, write, projection, projectionKey,
                 protectedFields, merge, allows, Optional.empty(), Optional.of(named), Optional.of(anonymous), restrictions);
+    }
+
+    /**
+     * RESTHeart's projectResponse keeps only the fields an inclusion names, {@code _id} too
+     * (unlike a MongoDB projection, which keeps {@code _id} unless told otherwise).
+     */
+    private static JsonNode withoutIdUnlessNamed(JsonNode projection) {
+        boolean inclusion = projection.properties().stream().findFirst()
+                .map(e -> e.getValue().asDouble(0) != 0 || e.getValue().asBoolean(false)).orElse(false);
+        if (!inclusion || projection.has("_id")) {
+            return projection;
+        }
+        ObjectNode copy = ((ObjectNode) projection).deepCopy();
+        copy.put("_id", 0);
+        return copy;
     }
 
     private static RequestPredicate.Subject placeholder(Principal principal) {

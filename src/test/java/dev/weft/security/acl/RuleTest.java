@@ -8,6 +8,7 @@ import dev.weft.security.Permission;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 /** What a rule document may hold: anything else compiles to a broken rule saying why (400 when written). */
 class RuleTest {
@@ -58,6 +59,13 @@ class RuleTest {
         assertThat(why("{" + HEAD + ",\"mergeRequest\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
         assertThat(why("{" + HEAD + ",\"readFilter\":{\"a\":1},\"mongo\":{\"writeFilter\":{\"a\":1}}}"))
                 .hasValueSatisfying(w -> assertThat(w).contains("both"));
+    }
+
+    @Test
+    void anInclusionProjectResponseKeepsOnlyTheFieldsItNamesAsRestheartDoes() {
+        Rule rule = compile("{" + HEAD + ",\"mongo\":{\"projectResponse\":\"{'user': 1}\"}}");
+        JsonNode doc = JSON.parse("{\"_id\":1,\"user\":\"u\",\"x\":2}", "doc");
+        assertThat(JSON.text(rule.projection().orElseThrow().apply(doc))).isEqualTo("{\"user\":\"u\"}");
     }
 
     @Test
