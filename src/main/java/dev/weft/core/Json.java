@@ -57,7 +57,7 @@ public final class Json {
     }
 
     /** Runs a Jackson read, turning every way it can fail into a 400 that names the input. */
-    private static JsonNode read(Supplier<JsonNode> reader, boolean checkStrings, String what) {
+    static JsonNode read(Supplier<JsonNode> reader, boolean checkStrings, String what) {
         try {
             JsonNode node = reader.get();
             if (node == null || node.isMissingNode()) {

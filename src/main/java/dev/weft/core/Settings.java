@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -60,6 +61,9 @@ public record Settings(
         Durability durability,
         String aclDb,
         String aclCollection,
+        Optional<Path> aclFile,
+        Optional<String> baseUrl,
+        List<String> trustedProxies,
         AuthSettings auth) {
 
     /** Every setting, in the order of {@code --help} and of the README's table. */
@@ -104,6 +108,9 @@ public record Settings(
             Setting.of("durability", Durability.parse("hard", "setting durability"), v -> Durability.parse(v, "setting durability"), "writes of requests and collections that name no durability: hard or soft").showing("hard"),
             Setting.string("acl-db", "weft", "database of the access rules collection"),
             Setting.string("acl-collection", "acl", "collection of the access rules"),
+            Setting.optional("acl-file", Path::of, "RESTHeart acl.yml whose permissions apply beside the collection's; reloaded on change"),
+            Setting.optional("base-url", Settings::baseUrl, "scheme://host[:port][/prefix] of absolute Location headers (none: from the request)"),
+            Setting.list("trusted-proxies", v -> v, "comma-separated addresses whose X-Forwarded-Proto/Host are believed"),
             Setting.string("users-db", "weft", "database of the users collection"),
             Setting.string("users-collection", "users", "collection of users, _id = user name"),
             Setting.optional("admin-password", v -> v, "password of the admin user made on first start; prefer WEFT_ADMIN_PASSWORD; none: random, printed once"),
@@ -215,6 +222,23 @@ public record Settings(
             throw new IllegalStateException(e);
         }
     }
+
+    /** An http(s) URL without query or fragment; a trailing slash is dropped. */
+    private static String baseUrl(String value) {
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(value.trim());
+        } catch (java.net.URISyntaxException e) {
+            throw WeftException.badRequest("setting base-url is not a URL: " + value);
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw WeftException.badRequest("setting base-url must be http(s)://host[:port][/path], not " + value);
+        }
+        String text = uri.toString();
+        return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+    }
+
 
     private static String store(String value) {
         if (!value.equals("sqlite") && !value.startsWith("postgresql://") && !value.startsWith("postgres://")) {

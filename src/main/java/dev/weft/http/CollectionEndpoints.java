@@ -19,9 +19,11 @@ final class CollectionEndpoints {
     private final Api api;
     private final NdjsonIngest ingest;
     private final NdjsonExport export;
+    private final AbsoluteUrls urls;
 
     CollectionEndpoints(Api api) {
         this.api = api;
+        this.urls = AbsoluteUrls.of(api.settings());
         this.ingest = new NdjsonIngest(api);
         this.export = new NdjsonExport(api);
     }
@@ -99,7 +101,7 @@ final class CollectionEndpoints {
             return;
         }
         WritePlan plan = WritePlan.insert(ex, api, ns, body, mode);
-        Api.answerWrite(ex, plan.execute(), Optional.of(location(ex, plan.id())));
+        Api.answerWrite(ex, plan.execute(), Optional.of(urls.of(ex, location(ex, plan.id()))));
     }
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {

@@ -61,6 +61,11 @@ public final class Exchange implements AuthRequest {
         return request.getHttpURI().getPath();
     }
 
+    /** Whether the request came over TLS (to this server, not to a proxy in front of it). */
+    public boolean secure() {
+        return request.isSecure();
+    }
+
     /** A path parameter of the route template, such as {@code db} or {@code id}. */
     public String pathParam(String name) {
         return pathParams.get(name).orElseThrow(() -> new IllegalStateException("route has no path parameter " + name));
@@ -109,6 +114,17 @@ public final class Exchange implements AuthRequest {
     public List<String> params(String name) {
         Fields.Field field = query().get(name);
         return field == null ? List.of() : field.getValues();
+    }
+
+    /** The names of the query parameters, in request order. */
+    public java.util.Set<String> paramNames() {
+        return query().getNames();
+    }
+
+    /** The raw query string, empty when none. */
+    public String queryString() {
+        String query = request.getHttpURI().getQuery();
+        return query == null ? "" : query;
     }
 
     public boolean hasParam(String name) {

@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.core.Json;
 import dev.weft.core.ReadMode;
+import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
@@ -77,7 +78,19 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
         if (value.length() > api.settings().maxFilterBytes()) {
             throw WeftException.badRequest(name + " is longer than max-filter-bytes (" + api.settings().maxFilterBytes() + ")");
         }
-        return api.json().parse(value, "query parameter " + name);
+        return relaxed(api).read(value, "query parameter " + name);
+    }
+
+    private static volatile RelaxedJson relaxed;
+
+    /** RESTHeart parses filter, keys, sort, hint and avars relaxed ({'a': 1}, {a: 1}); bodies stay strict. */
+    static RelaxedJson relaxed(Api api) {
+        RelaxedJson r = relaxed;
+        if (r == null || !r.relaxes(api.json())) {
+            r = new RelaxedJson(api.json());
+            relaxed = r;
+        }
+        return r;
     }
 
     /** How documents are shown to this request: its {@code keys} under {@code access}. */
@@ -112,7 +125,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
             if (s.length() > api.settings().maxFilterBytes()) {
                 throw WeftException.badRequest("sort is longer than max-filter-bytes");
             }
-            fields.addAll(Sort.parse(s, api.limits()).fields());
+            fields.addAll(Sort.parse(relaxed(api).strictText(s, "sort"), api.limits()).fields());
         }
         fields.forEach(f -> access.checkSortPath(f.path()));
         return new Sort(List.copyOf(fields));
@@ -130,7 +143,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
                 return raw;
             }
         }
-        List<IndexField> wanted = Sort.parse(raw.get(), api.limits()).fields();
+        List<IndexField> wanted = Sort.parse(relaxed(api).strictText(raw.get(), "hint"), api.limits()).fields();
         return Optional.of(indexes.stream().filter(i -> i.fields().equals(wanted)).findFirst()
                 .orElseThrow(() -> WeftException.badRequest("hint " + raw.get() + " names no index of " + ns))
                 .name());

@@ -17,6 +17,8 @@ final class RequestBody {
     private final Request request;
     private final long maxBodyBytes;
     private boolean touched;
+    /** The body once read whole: the authorize stage may read it first (RESTHeart's body predicates). */
+    private byte[] read;
 
     RequestBody(Request request, long maxBodyBytes) {
         this.request = request;
@@ -25,6 +27,9 @@ final class RequestBody {
 
     /** The whole body, refused with 413 past {@code max-body-bytes}. */
     byte[] bytes() {
+        if (read != null) {
+            return read;
+        }
         touched = true;
         long declared = request.getLength();
         if (declared > maxBodyBytes) {
@@ -39,6 +44,7 @@ final class RequestBody {
             if (bytes.length > maxBodyBytes) {
                 throw tooLarge();
             }
+            read = bytes;
             return bytes;
         } catch (IOException e) {
             throw WeftException.badRequest("could not read the request body: " + e.getMessage());
@@ -51,6 +57,9 @@ final class RequestBody {
 
     /** The body as a stream, for ndjson ingest (limited per line by the reader, not in total). */
     InputStream stream() {
+        if (read != null) {
+            return new java.io.ByteArrayInputStream(read);
+        }
         touched = true;
         return Content.Source.asInputStream(request);
     }

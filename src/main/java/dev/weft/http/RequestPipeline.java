@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authenticator;
@@ -51,9 +52,11 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final long maxBodyBytes;
     private final Executor requestThreads;
     private final DocumentPolicy.Lookup policies;
+    private final Json json;
 
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, DocumentPolicy.Lookup policies,
-                    Metrics metrics, Cors cors, long maxBodyBytes, Executor requestThreads) {
+                    Metrics metrics, Cors cors, long maxBodyBytes, Executor requestThreads, Json json) {
+        this.json = json;
         this.requestThreads = requestThreads;
         this.policies = policies;
         this.routes = routes;
@@ -104,9 +107,10 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             }
             Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes,
                     match.get().route().takesAccessToken());
+            RestheartParams.refuseUnsupported(exchange); // declines: the stages answer the 400
             Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
             Optional<Permission> permission = principal.flatMap(p ->
-                    authorizer.authorizeFromMemory(p, "GET", match.get().segments()));
+                    authorizer.authorizeFromMemory(p, new ExchangeAccess(exchange, match.get().segments(), false, json)));
             if (permission.isEmpty()) {
                 response.reset();
                 return MemoryPath.DECLINED;
@@ -147,10 +151,11 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                         match.route().takesAccessToken());
                 Principal principal = authenticator.authenticate(exchange);
                 exchange.authorized(new RequestContext(match, principal,
-                        authorizer.authorize(principal, method, match.segments()), policies));
+                        authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)), policies));
             }
             Routes.Route route = exchange.context().match().route();
             template = route.template();
+            RestheartParams.refuseUnsupported(exchange);
             route.methods().get(method).handle(exchange);
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());

@@ -105,7 +105,7 @@ public final class WeftServer implements AutoCloseable {
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
                 security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
-                requestThreads);
+                requestThreads, api.json());
         server.setHandler(new GracefulHandler(pipeline));
         server.setStopTimeout(STOP_GRACE_MS);
         server.setStopAtShutdown(false);

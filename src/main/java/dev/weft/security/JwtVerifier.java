@@ -15,6 +15,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.weft.core.AuthSettings;
+import dev.weft.core.Json;
 import dev.weft.core.Pem;
 import dev.weft.core.WeftException;
 import java.io.IOException;
@@ -25,8 +26,10 @@ import java.text.ParseException;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Bearer JWTs, verified with nimbus-jose-jwt against one configured algorithm and key:
@@ -114,7 +117,18 @@ final class JwtVerifier {
         } catch (BadJOSEException | JOSEException e) {
             throw unauthorized(e.getMessage());
         }
-        return new Principal(subject(token), roles(claims.getClaim(rolesClaim)));
+        return new Principal(subject(token), roles(claims.getClaim(rolesClaim)), account(claims));
+    }
+
+    /** The token's claims but the token's own ({@code exp}, {@code iss}, ...): RESTHeart's {@code @user}. */
+    private static JsonNode account(JWTClaimsSet claims) {
+        Map<String, Object> properties = new java.util.HashMap<>(claims.toJSONObject());
+        List.of("exp", "iss", "nbf", "iat", "aud", "jti").forEach(properties::remove);
+        try {
+            return Json.standard().mapper().valueToTree(properties);
+        } catch (RuntimeException e) {
+            return Json.NODES.objectNode();
+        }
     }
 
     /**

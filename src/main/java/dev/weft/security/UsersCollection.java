@@ -42,10 +42,17 @@ final class UsersCollection implements DocumentPolicy {
     static final String PASSWORD = "password";
     private static final byte[] PASSWORD_KEY = ("\"" + PASSWORD + "\"").getBytes(StandardCharsets.UTF_8);
 
-    /** A user as authentication needs it. {@code passwordHash} is empty for users without one. */
-    record User(String name, Set<String> roles, Optional<String> passwordHash) {
+    /**
+     * A user as authentication needs it. {@code passwordHash} is empty for users without one;
+     * {@code account} is the document without its password (access rules read it as {@code @user}).
+     */
+    record User(String name, Set<String> roles, Optional<String> passwordHash, JsonNode account) {
+        User(String name, Set<String> roles, Optional<String> passwordHash) {
+            this(name, roles, passwordHash, Json.NODES.objectNode());
+        }
+
         Principal principal() {
-            return new Principal(name, roles);
+            return new Principal(name, roles, account);
         }
     }
 
@@ -85,7 +92,12 @@ final class UsersCollection implements DocumentPolicy {
             });
         }
         JsonNode hash = doc.get(PASSWORD);
-        return new User(name, Set.copyOf(roles), hash != null && hash.isString() ? Optional.of(hash.asString()) : Optional.empty());
+        JsonNode account = doc.deepCopy();
+        if (account instanceof ObjectNode object) {
+            object.remove(PASSWORD);
+        }
+        return new User(name, Set.copyOf(roles), hash != null && hash.isString() ? Optional.of(hash.asString()) : Optional.empty(),
+                account);
     }
 
     // --- first start ---------------------------------------------------------------------

@@ -32,8 +32,10 @@ class DocumentEndpointsTest {
     void postWithoutIdCreatesAnObjectIdAndLocation() throws Exception {
         HttpResponse<String> r = weft.post("/db/docs", "{\"name\":\"ada\"}");
         assertThat(r.statusCode()).isEqualTo(201);
-        String location = r.headers().firstValue("Location").orElseThrow();
-        assertThat(location).matches("/db/docs/[0-9a-f]{24}");
+        // Absolute, as RESTHeart's (issue 20): from the request's scheme and Host.
+        String url = r.headers().firstValue("Location").orElseThrow();
+        assertThat(url).matches("http://127\\.0\\.0\\.1:\\d+/db/docs/[0-9a-f]{24}");
+        String location = java.net.URI.create(url).getPath();
         String etag = r.headers().firstValue("ETag").orElseThrow();
         HttpResponse<String> got = weft.get(location);
         assertThat(got.statusCode()).isEqualTo(200);

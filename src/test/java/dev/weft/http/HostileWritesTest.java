@@ -158,7 +158,7 @@ class HostileWritesTest {
         for (String rule : List.of(
                 "{\"_id\":\"u1\"," + head + ",\"mongo\":{\"hiddenProps\":[\"secret\"]}}",
                 "{\"_id\":\"u2\"," + head + ",\"readFiltre\":{\"owner\":\"@user._id\"}}",
-                "{\"_id\":\"u3\"," + head + ",\"mongo\":{\"readFilter\":{\"n\":{\"_$gt\":1}}}}",
+                "{\"_id\":\"u3\"," + head + ",\"mongo\":{\"mergeRequest\":{\"n\":{\"_$gt\":1}}}}",
                 "{\"_id\":\"u4\"," + head + ",\"writeFilter\":{\"a\":1},\"mongo\":{\"readFilter\":{\"a\":1}}}",
                 "{\"_id\":\"u5\"," + head + ",\"allowBulkPatch\":\"true\"}")) {
             assertStatus(as("admin", "POST", "/weft/acl", rule), 400, "is invalid");

@@ -6,6 +6,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.QueryLimits;
 import dev.weft.query.Sort;
+import dev.weft.security.AccessRequest;
 import dev.weft.security.Authorizer;
 import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
@@ -23,11 +24,14 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The authorize stage over the access rules stored in {@code /weft/acl} (names: settings
- * {@code acl-db}, {@code acl-collection}). Deny by default: a request is allowed only by the
- * built-ins (role {@code admin} may do anything; anyone may {@code GET /ping}) or by the matching
- * rule of lowest {@code priority} number among the rules of the principal's roles (ties: lowest
- * {@code _id}); no match is 401 for an anonymous request, 403 otherwise.
+ * The authorize stage over the access rules, as RESTHeart's two ACL authorizers: the rules in
+ * {@code /weft/acl} (settings {@code acl-db}, {@code acl-collection}), tried as RESTHeart's mongo
+ * ACL reads its collection, highest {@code priority} first (ties: highest {@code _id}), and the
+ * rules of the optional {@code acl-file}, tried as its file ACL, lowest priority first. Deny by
+ * default: a request is allowed only by the built-ins (role {@code admin} may do anything; anyone
+ * may {@code GET /ping}), or else by the first matching file rule of the principal's roles, or
+ * else by the first matching collection rule; no match is 401 for an anonymous request, 403
+ * otherwise.
  *
  * <p>Rules are compiled into memory and reloaded when the collection's {@link Store#version}
  * changes, which is checked on every request (a map read), so a rule change applies to the next
@@ -47,16 +51,21 @@ public final class AclAuthorizer implements Authorizer {
     private final Namespace ns;
     private final QueryLimits limits;
     private final Json json;
+    private final Optional<AclFile> file;
     private volatile Snapshot snapshot = new Snapshot(Long.MIN_VALUE, List.of());
 
-    private AclAuthorizer(Store store, Namespace ns, QueryLimits limits, Json json) {
+    private AclAuthorizer(Store store, Namespace ns, QueryLimits limits, Json json, Optional<AclFile> file) {
         this.store = store;
         this.ns = ns;
         this.limits = limits;
         this.json = json;
+        this.file = file;
     }
 
-    /** The authorizer over {@code settings}' acl collection, creating it (and its database) if missing. */
+    /**
+     * The authorizer over {@code settings}' acl collection, creating it (and its database) if
+     * missing, and its {@code acl-file} if set (400 naming the first bad rule of the file).
+     */
     public static AclAuthorizer open(Store store, Settings settings) {
         Namespace ns = new Namespace(settings.aclDb(), settings.aclCollection());
         if (store.database(ns.db()).isEmpty()) {
@@ -65,13 +74,21 @@ public final class AclAuthorizer implements Authorizer {
         if (store.collection(ns).isEmpty()) {
             store.putCollection(ns, Json.NODES.objectNode(), Optional.empty());
         }
-        return new AclAuthorizer(store, ns, QueryLimits.of(settings),
-                new Json(settings.maxNestingDepth()));
+        QueryLimits limits = QueryLimits.of(settings);
+        Json json = new Json(settings.maxNestingDepth());
+        Optional<AclFile> file = settings.aclFile().map(path -> AclFile.open(path, limits, json).watch());
+        return new AclAuthorizer(store, ns, limits, json, file);
+    }
+
+    /** Reads the acl file again now (as a change of the file or SIGHUP does); false when it has a bad rule. */
+    public boolean reloadAclFile() {
+        return file.map(AclFile::reload).orElse(false);
     }
 
     @Override
-    public Permission authorize(Principal principal, String method, List<String> segments) {
-        return builtIn(principal, method, segments).orElseGet(() -> authorize(principal, method, segments, rules()));
+    public Permission authorize(Principal principal, AccessRequest request) {
+        return builtIn(principal, request.method(), request.segments())
+                .orElseGet(() -> authorize(principal, request, rules()));
     }
 
     /**
@@ -104,14 +121,14 @@ public final class AclAuthorizer implements Authorizer {
     }
 
     @Override
-    public Optional<Permission> authorizeFromMemory(Principal principal, String method, List<String> segments) {
+    public Optional<Permission> authorizeFromMemory(Principal principal, AccessRequest request) {
         Snapshot s = snapshot;
         if (s.version() != store.version(ns)) {
             return Optional.empty();
         }
         try {
-            Optional<Permission> builtIn = builtIn(principal, method, segments);
-            return builtIn.isPresent() ? builtIn : Optional.of(authorize(principal, method, segments, s.rules()));
+            Optional<Permission> builtIn = builtIn(principal, request.method(), request.segments());
+            return builtIn.isPresent() ? builtIn : Optional.of(authorize(principal, request, s.rules()));
         } catch (WeftException e) {
             return Optional.empty();
         }
@@ -133,18 +150,27 @@ public final class AclAuthorizer implements Authorizer {
         return Optional.empty();
     }
 
-    private Permission authorize(Principal principal, String method, List<String> segments, List<Rule> rules) {
+    /** The file's rules first, then the collection's: the first that matches decides. */
+    private Permission authorize(Principal principal, AccessRequest request, List<Rule> collectionRules) {
         boolean anonymous = principal.name().isEmpty();
-        RequestPredicate.Subject subject = new RequestPredicate.Subject(method, segments, principal);
+        RequestPredicate.Subject subject = new RequestPredicate.Subject(principal, request);
+        Optional<Permission> granted = file.flatMap(f -> firstMatch(f.rules(), subject));
+        if (granted.isEmpty()) {
+            granted = firstMatch(collectionRules, subject);
+        }
+        return granted.orElseThrow(() -> Permission.denied(anonymous, anonymous
+                ? "authentication required: no access rule allows anonymous " + request.method() + " on this path"
+                : "no access rule allows " + principal.name() + " to " + request.method() + " this path"));
+    }
+
+    private Optional<Permission> firstMatch(List<Rule> rules, RequestPredicate.Subject subject) {
         for (Rule rule : rules) {
-            if (rule.appliesTo(principal) && rule.predicate().test(subject)) {
-                return rule.permission(principal, System.currentTimeMillis(), limits, json);
+            if (rule.appliesTo(subject.principal()) && rule.predicate().test(subject)) {
+                return Optional.of(rule.permission(subject, limits, json));
             }
             subject.vars().clear();
         }
-        throw Permission.denied(anonymous, anonymous
-                ? "authentication required: no access rule allows anonymous " + method + " on this path"
-                : "no access rule allows " + principal.name() + " to " + method + " this path");
+        return Optional.empty();
     }
 
     @Override
@@ -177,7 +203,7 @@ public final class AclAuthorizer implements Authorizer {
                 try {
                     compiled = Rule.compile(json.parseObject(doc.json(), "access rule"), limits, json);
                 } catch (RuntimeException unreadable) {
-                    compiled = Rule.broken("?", Set.of(), Integer.MIN_VALUE, "not a JSON object: "
+                    compiled = Rule.broken("?", Set.of(), Rule.Order.HIGHEST_FIRST.first, "not a JSON object: "
                             + unreadable.getMessage());
                 }
                 Rule rule = compiled;
@@ -188,7 +214,8 @@ public final class AclAuthorizer implements Authorizer {
         } catch (WeftException e) {
             LOG.warn("access rules not loaded ({}): only admin and GET /ping are allowed", e.getMessage());
         }
-        rules.sort(Comparator.comparingInt(Rule::priority).thenComparing(Rule::id));
+        // RESTHeart's mongo ACL: sort {priority: -1, _id: -1}.
+        rules.sort(Comparator.comparingInt(Rule::priority).thenComparing(Rule::id).reversed());
         LOG.info("access rules loaded: {}", rules.size());
         return List.copyOf(rules);
     }

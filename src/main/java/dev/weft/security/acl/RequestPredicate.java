@@ -1,45 +1,55 @@
 package dev.weft.security.acl;
 
-import dev.weft.core.WeftException;
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+import dev.weft.security.AccessRequest;
 import dev.weft.security.Principal;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
 
 /**
- * The {@code predicate} of an access rule: a subset of the Undertow predicate language RESTHeart
- * uses, compiled once when rules load and evaluated on every request.
- *
- * <pre>
- * expr   := term ('or' term)*
- * term   := factor ('and' factor)*
- * factor := 'not' factor | '(' expr ')' | 'true' | 'false' | call
- * call   := path-prefix('/a/b', ...) | path('/a/b', ...) | path-template('/{db}/{coll}/{id}')
- *         | method(GET, POST, ...) | equals(operand, operand)
- * operand:= 'quoted text' | @user._id | %u | ${name} (a variable bound by path-template)
- * </pre>
+ * The {@code predicate} of an access rule: the Undertow predicate language RESTHeart uses, with
+ * RESTHeart's own predicates, compiled once when rules load ({@link PredicateParser}) and
+ * evaluated on every request. The grammar and the list of predicates are in docs/security.md.
  *
  * <p>Paths are compared segment by segment on decoded segments, so {@code path-prefix('/db/coll')}
  * matches {@code /db/coll} and {@code /db/coll/x} but never {@code /db/collection}, and an
  * encoded slash cannot forge a segment boundary. Invariant: evaluation has no side effects beyond
- * the per-request variable map and never throws; a predicate that cannot be parsed is refused at
- * load time ({@link WeftException} 400), never guessed.
+ * the per-request binding map and never throws except to decline the memory path; a predicate
+ * that cannot be parsed is refused at load time (400 naming the position), never guessed.
  */
 sealed interface RequestPredicate {
 
-    /** What a predicate sees of a request. {@code vars} collects path-template bindings. */
-    record Subject(String method, List<String> segments, Principal principal, Map<String, String> vars) {
+    /**
+     * What a predicate sees of a request. {@code vars} collects {@code path-template} and
+     * {@code regex} bindings.
+     */
+    record Subject(Principal principal, AccessRequest request, long nowMillis, Map<String, String> vars) {
+        Subject(Principal principal, AccessRequest request) {
+            this(principal, request, System.currentTimeMillis(), new HashMap<>(4));
+        }
+
         Subject(String method, List<String> segments, Principal principal) {
-            this(method, segments, principal, new HashMap<>(4));
+            this(principal, AccessRequest.of(method, segments));
+        }
+
+        String method() {
+            return request.method();
+        }
+
+        List<String> segments() {
+            return request.segments();
         }
     }
 
     boolean test(Subject s);
 
     static RequestPredicate parse(String text) {
-        return new Parser(text).parseAll();
+        return new PredicateParser(text, PredicateParser.DEFAULT_MAX_REGEX).parseAll();
     }
 
     record Constant(boolean value) implements RequestPredicate {
@@ -88,6 +98,19 @@ sealed interface RequestPredicate {
         }
     }
 
+    /** {@code path-suffix}: the request's segments end with one of the suffixes. */
+    record PathSuffix(List<List<String>> suffixes) implements RequestPredicate {
+        public boolean test(Subject s) {
+            List<String> seg = s.segments();
+            for (List<String> suffix : suffixes) {
+                if (seg.size() >= suffix.size() && seg.subList(seg.size() - suffix.size(), seg.size()).equals(suffix)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     /** {@code path}: the request's segments are exactly one of the paths (a trailing slash aside). */
     record PathExact(List<List<String>> paths) implements RequestPredicate {
         public boolean test(Subject s) {
@@ -122,201 +145,133 @@ sealed interface RequestPredicate {
         }
     }
 
-    /** {@code equals(a, b)}: both operands resolve and are equal; an unbound {@code ${x}} is false. */
-    record Equals(String left, String right) implements RequestPredicate {
+    /** {@code equals}: every operand resolves, to the same text. */
+    record Equals(List<Operand> operands) implements RequestPredicate {
         public boolean test(Subject s) {
-            String l = resolve(left, s);
-            String r = resolve(right, s);
-            return l != null && l.equals(r);
-        }
-
-        private static String resolve(String operand, Subject s) {
-            if (operand.equals("@user._id") || operand.equals("%u")) {
-                return s.principal().name().isEmpty() ? null : s.principal().name();
+            Optional<String> first = operands.getFirst().text(s);
+            if (first.isEmpty()) {
+                return false;
             }
-            if (operand.startsWith("${") && operand.endsWith("}")) {
-                return s.vars().get(operand.substring(2, operand.length() - 1));
+            for (Operand o : operands.subList(1, operands.size())) {
+                if (!o.text(s).equals(first)) {
+                    return false;
+                }
             }
-            return operand;
+            return true;
         }
     }
 
-    /** A recursive-descent parser over a hand-rolled tokenizer; errors name the position. */
-    final class Parser {
-        private final String text;
-        private int pos;
-
-        Parser(String text) {
-            this.text = text;
+    /** {@code contains(value, search)}: the value resolves and contains one of the search texts. */
+    record Contains(Operand value, List<String> search) implements RequestPredicate {
+        public boolean test(Subject s) {
+            Optional<String> v = value.text(s);
+            return v.isPresent() && search.stream().anyMatch(v.get()::contains);
         }
+    }
 
-        RequestPredicate parseAll() {
-            RequestPredicate p = expr();
-            skipSpace();
-            if (pos != text.length()) {
-                throw error("unexpected '" + text.substring(pos) + "'");
-            }
-            return p;
+    /** {@code exists(value)}: the value resolves to a non-empty text. */
+    record Exists(Operand value) implements RequestPredicate {
+        public boolean test(Subject s) {
+            return value.text(s).filter(t -> !t.isEmpty()).isPresent();
         }
+    }
 
-        private RequestPredicate expr() {
-            List<RequestPredicate> terms = new ArrayList<>();
-            terms.add(term());
-            while (keyword("or")) {
-                terms.add(term());
+    /** {@code regex}: RE2 (linear time); groups bind {@code ${0}}, {@code ${1}}, ... */
+    record Regex(Pattern pattern, Operand value, boolean fullMatch) implements RequestPredicate {
+        public boolean test(Subject s) {
+            Optional<String> v = value.text(s);
+            if (v.isEmpty()) {
+                return false;
             }
-            return terms.size() == 1 ? terms.getFirst() : new Or(List.copyOf(terms));
-        }
-
-        private RequestPredicate term() {
-            List<RequestPredicate> factors = new ArrayList<>();
-            factors.add(factor());
-            while (keyword("and")) {
-                factors.add(factor());
+            Matcher m = pattern.matcher(v.get());
+            if (!(fullMatch ? m.matches() : m.find())) {
+                return false;
             }
-            return factors.size() == 1 ? factors.getFirst() : new And(List.copyOf(factors));
-        }
-
-        private RequestPredicate factor() {
-            skipSpace();
-            if (keyword("not")) {
-                return new Not(factor());
-            }
-            if (peek() == '(') {
-                pos++;
-                RequestPredicate inner = expr();
-                expect(')');
-                return inner;
-            }
-            String name = word();
-            switch (name) {
-                case "true":
-                    return new Constant(true);
-                case "false":
-                    return new Constant(false);
-                default:
-                    break;
-            }
-            expect('(');
-            List<String> args = new ArrayList<>();
-            skipSpace();
-            if (peek() != ')') {
-                args.add(argument());
-                skipSpace();
-                while (peek() == ',') {
-                    pos++;
-                    args.add(argument());
-                    skipSpace();
+            for (int g = 0; g <= m.groupCount(); g++) {
+                if (m.group(g) != null) {
+                    s.vars().put(Integer.toString(g), m.group(g));
                 }
             }
-            expect(')');
-            return call(name, args);
+            return true;
         }
+    }
 
-        private RequestPredicate call(String name, List<String> args) {
-            if (args.isEmpty()) {
-                throw error(name + "() needs an argument");
+    /** {@code in(value, array)}: the value resolves and equals an element of the array (an unresolved array has none). */
+    record In(Operand value, Operand array) implements RequestPredicate {
+        public boolean test(Subject s) {
+            Optional<String> v = value.text(s);
+            Optional<JsonNode> a = array.value(s);
+            if (v.isEmpty() || a.isEmpty() || !a.get().isArray()) {
+                return false;
             }
-            return switch (name) {
-                case "path-prefix" -> new PathPrefix(args.stream().map(Parser::segments).toList());
-                case "path" -> new PathExact(args.stream().map(Parser::segments).toList());
-                case "path-template" -> {
-                    if (args.size() != 1) {
-                        throw error("path-template takes one template");
-                    }
-                    yield new PathTemplate(segments(args.getFirst()));
+            for (JsonNode element : a.get()) {
+                if (!element.isNull() && Variables.text(element).equals(v.get())) {
+                    return true;
                 }
-                case "method" -> new Method(args.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList());
-                case "equals" -> {
-                    if (args.size() != 2) {
-                        throw error("equals takes two operands");
-                    }
-                    yield new Equals(args.get(0), args.get(1));
-                }
-                default -> throw error("unknown predicate " + name
-                        + " (path-prefix, path, path-template, method, equals, and, or, not)");
-            };
-        }
-
-        private static List<String> segments(String path) {
-            if (!path.startsWith("/")) {
-                throw WeftException.badRequest("predicate path must start with '/': " + path);
-            }
-            List<String> parts = new ArrayList<>();
-            for (String p : path.split("/")) {
-                if (!p.isEmpty()) {
-                    parts.add(p);
-                }
-            }
-            return List.copyOf(parts);
-        }
-
-        private String argument() {
-            skipSpace();
-            char c = peek();
-            if (c == '\'' || c == '"') {
-                int end = text.indexOf(c, pos + 1);
-                if (end < 0) {
-                    throw error("unterminated string");
-                }
-                String value = text.substring(pos + 1, end);
-                pos = end + 1;
-                return value;
-            }
-            int start = pos;
-            while (pos < text.length() && ",() \t\r\n".indexOf(text.charAt(pos)) < 0) {
-                pos++;
-            }
-            if (start == pos) {
-                throw error("expected an argument");
-            }
-            return text.substring(start, pos);
-        }
-
-        private String word() {
-            skipSpace();
-            int start = pos;
-            while (pos < text.length() && (Character.isLetterOrDigit(text.charAt(pos)) || text.charAt(pos) == '-')) {
-                pos++;
-            }
-            if (start == pos) {
-                throw error("expected a predicate");
-            }
-            return text.substring(start, pos);
-        }
-
-        /** Consumes {@code kw} when it is the next whole word. */
-        private boolean keyword(String kw) {
-            skipSpace();
-            int end = pos + kw.length();
-            if (text.startsWith(kw, pos) && (end == text.length() || !Character.isLetterOrDigit(text.charAt(end))
-                    && text.charAt(end) != '-')) {
-                pos = end;
-                return true;
             }
             return false;
         }
+    }
 
-        private void expect(char c) {
-            skipSpace();
-            if (peek() != c) {
-                throw error("expected '" + c + "'");
+    /** RESTHeart's {@code qparams-contain}, {@code -blacklist}, {@code -whitelist}, {@code -size}. */
+    record QParams(Kind kind, Set<String> names, int size) implements RequestPredicate {
+        enum Kind { CONTAIN, BLACKLIST, WHITELIST, SIZE }
+
+        public boolean test(Subject s) {
+            Set<String> given = s.request().paramNames();
+            return switch (kind) {
+                case CONTAIN -> given.containsAll(names);
+                case BLACKLIST -> given.stream().noneMatch(names::contains);
+                case WHITELIST -> names.containsAll(given);
+                case SIZE -> given.size() == size;
+            };
+        }
+    }
+
+    /**
+     * RESTHeart's {@code bson-request-contains}, {@code -whitelist}, {@code -blacklist} on the JSON
+     * body (an object, or every object of an array; keys dotted; an update's operators are looked
+     * through). Without a JSON body none of them holds, as in RESTHeart.
+     */
+    record BodyKeys(Kind kind, Set<String> keys) implements RequestPredicate {
+        enum Kind { CONTAINS, WHITELIST, BLACKLIST }
+
+        public boolean test(Subject s) {
+            Optional<JsonNode> body = s.request().jsonBody();
+            if (body.isEmpty()) {
+                return false;
             }
-            pos++;
+            return switch (kind) {
+                case CONTAINS -> BodyPaths.containsAll(body.get(), keys);
+                case WHITELIST -> BodyPaths.onlyWhitelisted(body.get(), keys);
+                case BLACKLIST -> !BodyPaths.containsAny(body.get(), keys);
+            };
         }
+    }
 
-        private char peek() {
-            return pos < text.length() ? text.charAt(pos) : '\0';
-        }
+    /** RESTHeart 9's {@code bson-request-prop-equals}, {@code -array-contains}, {@code -array-is-subset}. */
+    record BodyValue(Kind kind, String key, List<Operand> values) implements RequestPredicate {
+        enum Kind { PROP_EQUALS, ARRAY_CONTAINS, ARRAY_IS_SUBSET }
 
-        private void skipSpace() {
-            while (pos < text.length() && Character.isWhitespace(text.charAt(pos))) {
-                pos++;
+        public boolean test(Subject s) {
+            Optional<JsonNode> found = s.request().jsonBody().filter(JsonNode::isObject)
+                    .flatMap(b -> Variables.at(b, key));
+            if (found.isEmpty()) {
+                return false;
             }
-        }
-
-        private WeftException error(String what) {
-            return WeftException.badRequest("predicate " + text + ": " + what + " at " + pos);
+            List<String> expected = values.stream().map(v -> v.text(s)).flatMap(Optional::stream).toList();
+            if (expected.size() != values.size()) {
+                return false;
+            }
+            if (kind == Kind.PROP_EQUALS) {
+                return Variables.text(found.get()).equals(expected.getFirst());
+            }
+            if (!found.get().isArray()) {
+                return false;
+            }
+            List<String> actual = new java.util.ArrayList<>();
+            found.get().forEach(e -> actual.add(Variables.text(e)));
+            return kind == Kind.ARRAY_CONTAINS ? actual.containsAll(expected) : expected.containsAll(actual);
         }
     }
 }

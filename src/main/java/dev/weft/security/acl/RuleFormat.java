@@ -1,5 +1,7 @@
 package dev.weft.security.acl;
 
+import dev.weft.core.Json;
+import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -8,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The shape of a rule document, checked field by field before anything is compiled, so that a
@@ -17,13 +20,16 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>The fields are RESTHeart's ({@code readFilter}, {@code writeFilter}, {@code mergeRequest},
  * {@code projectResponse}, {@code protectedProps}, and the four {@code allow*} flags, false
- * unless written) plus Weft's {@code protectedFields}. RESTHeart's escape of operators in stored
- * filters ({@code "_$gt"} for {@code "$gt"}) is refused: Weft would read it as a field name.
+ * unless written) plus Weft's {@code protectedFields}. RESTHeart's escapes in stored filters
+ * ({@code "_$gt"} for {@code "$gt"}, {@code ::} for a dot) are undone in {@code readFilter} and
+ * {@code writeFilter}, as RESTHeart does, and refused elsewhere.
  */
 final class RuleFormat {
     static final Set<String> DOCUMENT_FIELDS = Set.of("_id", "_etag", "roles", "predicate", "priority", "description",
             "mongo");
     static final Set<String> FILTERS = Set.of("readFilter", "writeFilter", "mergeRequest", "projectResponse");
+    /** The filters RESTHeart reads with its stored-key escapes undone. */
+    static final List<String> ESCAPED_FILTERS = List.of("readFilter", "writeFilter");
     static final Set<String> PATH_LISTS = Set.of("protectedFields", "protectedProps");
     static final String MANAGEMENT = "allowManagementRequests";
     static final String BULK_PATCH = "allowBulkPatch";
@@ -53,7 +59,6 @@ final class RuleFormat {
                         + " put every restriction under mongo");
             }
         }
-        JsonNode restrictions = nested ? mongo : doc;
         if (nested) {
             mongo.propertyNames().forEach(name -> {
                 if (!isRestriction(name)) {
@@ -61,8 +66,53 @@ final class RuleFormat {
                 }
             });
         }
+        ObjectNode restrictions = parseJsonStrings(nested ? mongo : doc);
+        for (String filter : ESCAPED_FILTERS) {
+            JsonNode value = restrictions.get(filter);
+            if (value != null) {
+                restrictions.set(filter, unescape(value));
+            }
+        }
         restrictions.properties().forEach(e -> refuseEscapes(e.getKey(), e.getValue()));
         return restrictions;
+    }
+
+    /**
+     * RESTHeart stores {@code $} operators and dots of its filters as {@code _$} and {@code ::}
+     * (MongoDB refuses them in stored keys) and reads them back unescaped; so does Weft, so
+     * rule documents copied from a RESTHeart {@code acl} collection keep their meaning.
+     */
+    private static JsonNode unescape(JsonNode value) {
+        if (value.isObject()) {
+            ObjectNode out = Json.NODES.objectNode();
+            for (Map.Entry<String, JsonNode> e : value.properties()) {
+                String key = e.getKey().startsWith("_$") ? e.getKey().substring(1) : e.getKey();
+                out.set(key.replace("::", "."), unescape(e.getValue()));
+            }
+            return out;
+        }
+        if (value.isArray()) {
+            var out = Json.NODES.arrayNode();
+            value.forEach(element -> out.add(unescape(element)));
+            return out;
+        }
+        return value;
+    }
+
+    /**
+     * A copy in which a filter, {@code mergeRequest} or {@code projectResponse} written as a JSON
+     * string (RESTHeart's YAML: {@code projectResponse: '{"log": 0}'}) is that JSON, read
+     * relaxed as RESTHeart reads it.
+     */
+    private static ObjectNode parseJsonStrings(JsonNode restrictions) {
+        ObjectNode copy = ((ObjectNode) restrictions).deepCopy();
+        for (String name : FILTERS) {
+            JsonNode value = copy.get(name);
+            if (value != null && value.isString()) {
+                copy.set(name, RelaxedJson.parse(value.asString(), name));
+            }
+        }
+        return copy;
     }
 
     private static boolean isRestriction(String name) {
@@ -76,7 +126,7 @@ final class RuleFormat {
                 + WRITE_MODE + " (at the top level or under mongo)");
     }
 
-    /** RESTHeart stores {@code $} operators as {@code _$}; here that would silently be a field name. */
+    /** Outside the filters RESTHeart keeps {@code _$} as it is; here that would silently be a field name. */
     private static void refuseEscapes(String field, JsonNode value) {
         if (value.isObject()) {
             for (Map.Entry<String, JsonNode> e : value.properties()) {

@@ -1,29 +1,23 @@
 package dev.weft.security.acl;
 
 import dev.weft.core.Json;
-import dev.weft.core.WeftException;
-import dev.weft.security.Principal;
 import java.util.Map;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A JSON value of a rule ({@code readFilter}, {@code writeFilter}, {@code mergeRequest}) whose
- * string leaves may be variables, substituted per request: {@code "@user._id"} (the user name),
- * {@code "@user.roles"} (an array of role names), {@code "@now"} ({@code {"$date": millis}}).
- * Only a whole string value is a variable; other {@code @user.*} names are refused when the rule
- * loads, so a typo cannot silently widen a filter.
+ * string leaves may be RESTHeart's {@link Variables}, substituted per request. Only a whole
+ * string value is a variable; a malformed or unknown one is refused when the rule loads, so a
+ * typo cannot silently widen a filter.
  *
- * <p>A template without variables is {@link #constant()}: callers compile it once. For anonymous
- * requests {@code @user._id} is the empty string (rules for {@code $unauthenticated} should not
- * use it).
+ * <p>A template without variables is {@link #constant()}: callers compile it once. When any
+ * variable is unresolved for a request, {@link #resolve} is empty and the caller makes the
+ * filter match nothing (and a {@code mergeRequest} forbid the write).
  */
 final class Template {
-    static final String USER_ID = "@user._id";
-    static final String USER_ROLES = "@user.roles";
-    static final String NOW = "@now";
-
     private final JsonNode template;
     private final boolean constant;
 
@@ -40,20 +34,19 @@ final class Template {
         return constant;
     }
 
-    /** The template with its variables replaced (the template itself when constant: do not mutate). */
-    JsonNode resolve(Principal principal, long nowMillis) {
-        return constant ? template : substitute(template, principal, nowMillis);
+    /**
+     * The template with its variables replaced (the template itself when constant: do not
+     * mutate), or empty when one of them has no value for this request.
+     */
+    Optional<JsonNode> resolve(RequestPredicate.Subject s, JsonNode rule) {
+        return constant ? Optional.of(template) : Optional.ofNullable(substitute(template, s, rule));
     }
 
     private static boolean hasVariables(JsonNode node, String field) {
         if (node.isString()) {
-            String s = node.asString();
-            if (s.equals(USER_ID) || s.equals(USER_ROLES) || s.equals(NOW)) {
+            if (Variables.looksLikeVariable(node.asString())) {
+                Variables.check(node.asString(), field);
                 return true;
-            }
-            if (s.startsWith("@user.") || s.startsWith("@now")) {
-                throw WeftException.badRequest(field + ": unknown variable " + s + " (" + USER_ID + ", " + USER_ROLES
-                        + ", " + NOW + ")");
             }
             return false;
         }
@@ -64,29 +57,32 @@ final class Template {
         return any;
     }
 
-    private static JsonNode substitute(JsonNode node, Principal principal, long nowMillis) {
+    /** Null when a variable is unresolved. */
+    private static JsonNode substitute(JsonNode node, RequestPredicate.Subject s, JsonNode rule) {
         if (node.isString()) {
-            return switch (node.asString()) {
-                case USER_ID -> Json.NODES.stringNode(principal.name());
-                case USER_ROLES -> {
-                    ArrayNode roles = Json.NODES.arrayNode();
-                    principal.roles().stream().sorted().forEach(roles::add);
-                    yield roles;
-                }
-                case NOW -> Json.NODES.objectNode().put("$date", nowMillis);
-                default -> node;
-            };
+            return Variables.looksLikeVariable(node.asString())
+                    ? Variables.resolve(node.asString(), s, rule).orElse(null) : node;
         }
         if (node.isObject()) {
             ObjectNode copy = Json.NODES.objectNode();
             for (Map.Entry<String, JsonNode> e : node.properties()) {
-                copy.set(e.getKey(), substitute(e.getValue(), principal, nowMillis));
+                JsonNode value = substitute(e.getValue(), s, rule);
+                if (value == null) {
+                    return null;
+                }
+                copy.set(e.getKey(), value);
             }
             return copy;
         }
         if (node.isArray()) {
             ArrayNode copy = Json.NODES.arrayNode();
-            node.forEach(child -> copy.add(substitute(child, principal, nowMillis)));
+            for (JsonNode child : node) {
+                JsonNode value = substitute(child, s, rule);
+                if (value == null) {
+                    return null;
+                }
+                copy.add(value);
+            }
             return copy;
         }
         return node;

@@ -80,14 +80,14 @@ class AclAuthorizerTest {
     }
 
     @Test
-    void lowestPriorityNumberWinsAmongMatchingRulesOfTheRoles() {
+    void highestPriorityNumberWinsAmongMatchingRulesOfTheRolesAsInRestheartsMongoAcl() {
         rule("""
-                {"_id":"broad","roles":["user"],"predicate":"path-prefix('/db')","priority":50}""");
+                {"_id":"broad","roles":["user"],"predicate":"path-prefix('/db')","priority":10}""");
         rule("""
-                {"_id":"narrow","roles":["user"],"predicate":"path-prefix('/db/notes')","priority":10,
+                {"_id":"narrow","roles":["user"],"predicate":"path-prefix('/db/notes')","priority":50,
                  "readFilter":{"owner":"@user._id"}}""");
         rule("""
-                {"_id":"other-role","roles":["guest"],"predicate":"path-prefix('/db/notes')","priority":1,
+                {"_id":"other-role","roles":["guest"],"predicate":"path-prefix('/db/notes')","priority":100,
                  "readFilter":{"never":true}}""");
         Permission notes = authorize(ALICE, "GET", "/db/notes");
         assertThat(notes.readsEverything()).isFalse();
@@ -121,9 +121,9 @@ class AclAuthorizerTest {
     @Test
     void aBrokenRuleDeniesWhatItCouldMatchInsteadOfLettingABroaderRuleThrough() {
         rule("""
-                {"_id":"broad","roles":["user"],"predicate":"path-prefix('/db')","priority":50}""");
+                {"_id":"broad","roles":["user"],"predicate":"path-prefix('/db')","priority":10}""");
         rule("""
-                {"_id":"typo","roles":["user"],"predicate":"path-prefix('/db/notes')","priority":10,
+                {"_id":"typo","roles":["user"],"predicate":"path-prefix('/db/notes')","priority":50,
                  "readFilter":{"owner":{"$eqq":"@user._id"}}}""");
         assertThat(status(() -> authorize(ALICE, "GET", "/db/notes"))).isEqualTo(403);
         assertThat(status(() -> authorize(Principal.ANONYMOUS, "GET", "/db/notes"))).isEqualTo(401);
@@ -153,11 +153,15 @@ class AclAuthorizerTest {
     }
 
     @Test
-    void tiesGoByIdSoTheOrderIsStable() {
+    void tiesGoByHighestIdAndRulesWithoutPriorityComeLastAsInRestheartsMongoAcl() {
         rule("""
                 {"_id":"b","roles":["user"],"predicate":"true","priority":5}""");
         rule("""
                 {"_id":"a","roles":["user"],"predicate":"true","priority":5}""");
-        assertThat(acl.rules()).extracting(Rule::id).isEqualTo(List.of("a", "b"));
+        rule("""
+                {"_id":"z","roles":["user"],"predicate":"true"}""");
+        rule("""
+                {"_id":"low","roles":["user"],"predicate":"true","priority":-3}""");
+        assertThat(acl.rules()).extracting(Rule::id).isEqualTo(List.of("b", "a", "low", "z"));
     }
 }

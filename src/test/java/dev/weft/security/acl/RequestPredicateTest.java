@@ -58,7 +58,7 @@ class RequestPredicateTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "path-prefix", "path-prefix()", "path-prefix('/a'", "method(GET) and",
-            "regex('.*')", "path-prefix('no-slash')", "path-template('/a', '/b')", "equals(a)",
+            "regex('(')", "reqex('.*')", "path-prefix('no-slash')", "path-template('/a', '/b')", "equals(a)",
             "method(GET) garbage", "path-prefix('/a) and true"})
     void refusesWhatItCannotParse(String predicate) {
         assertThatThrownBy(() -> RequestPredicate.parse(predicate))

@@ -8,6 +8,7 @@ import dev.weft.security.Permission;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 /** What a rule document may hold: anything else compiles to a broken rule saying why (400 when written). */
 class RuleTest {
@@ -47,13 +48,24 @@ class RuleTest {
     }
 
     @Test
-    void unknownFieldsAndRestHeartEscapesAreRefused() {
+    void unknownFieldsAreRefusedAndRestheartEscapesUndoneInFiltersOnly() {
         assertThat(why("{" + HEAD + ",\"readFiltre\":{\"a\":1}}")).hasValueSatisfying(w -> assertThat(w).contains("readFiltre"));
         assertThat(why("{" + HEAD + ",\"mongo\":{\"hiddenProps\":[\"a\"]}}")).hasValueSatisfying(w -> assertThat(w).contains("mongo.hiddenProps"));
-        assertThat(why("{" + HEAD + ",\"readFilter\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
-        assertThat(why("{" + HEAD + ",\"mongo\":{\"writeFilter\":{\"_$or\":[{\"a\":1}]}}}")).isPresent();
+        // RESTHeart's stored-filter escapes are undone, as RESTHeart does (issue 20: documents copied unchanged).
+        Rule escaped = compile("{" + HEAD + ",\"mongo\":{\"readFilter\":{\"n\":{\"_$gt\":1},\"a::b\":2},"
+                + "\"writeFilter\":{\"_$or\":[{\"a\":1}]}}}");
+        assertThat(escaped.broken()).isEmpty();
+        assertThat(JSON.text(escaped.restrictions().get("readFilter"))).isEqualTo("{\"n\":{\"$gt\":1},\"a.b\":2}");
+        assertThat(why("{" + HEAD + ",\"mergeRequest\":{\"n\":{\"_$gt\":1}}}")).hasValueSatisfying(w -> assertThat(w).contains("_$gt"));
         assertThat(why("{" + HEAD + ",\"readFilter\":{\"a\":1},\"mongo\":{\"writeFilter\":{\"a\":1}}}"))
                 .hasValueSatisfying(w -> assertThat(w).contains("both"));
+    }
+
+    @Test
+    void anInclusionProjectResponseKeepsOnlyTheFieldsItNamesAsRestheartDoes() {
+        Rule rule = compile("{" + HEAD + ",\"mongo\":{\"projectResponse\":\"{'user': 1}\"}}");
+        JsonNode doc = JSON.parse("{\"_id\":1,\"user\":\"u\",\"x\":2}", "doc");
+        assertThat(JSON.text(rule.projection().orElseThrow().apply(doc))).isEqualTo("{\"user\":\"u\"}");
     }
 
     @Test
@@ -76,7 +88,8 @@ class RuleTest {
         Rule rule = compile("{\"_id\":\"r\",\"roles\":[\"user\",1],\"predicate\":\"method(GET)\",\"priority\":1e300}");
         assertThat(rule.broken()).isPresent();
         assertThat(rule.roles()).containsExactly("user");
-        assertThat(rule.priority()).isEqualTo(Integer.MIN_VALUE);
+        // The collection is tried highest priority first (RESTHeart's mongo ACL): first is MAX_VALUE.
+        assertThat(rule.priority()).isEqualTo(Integer.MAX_VALUE);
         assertThat(compile("{" + HEAD + ",\"priority\":7,\"protectedFields\":[1]}").priority()).isEqualTo(7);
     }
 }
