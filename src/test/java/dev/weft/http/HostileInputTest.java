@@ -241,11 +241,11 @@ class HostileInputTest {
 
         HttpResponse<String> dated = weft.post(path, "{\"_id\":{\"$date\":1700000000000}}");
         assertThat(dated.statusCode()).as("a date is a value, not an operator").isEqualTo(201);
-        assertThat(weft.get(dated.headers().firstValue("Location").orElseThrow()).statusCode()).isEqualTo(200);
+        assertThat(weft.get(pathOf(dated.headers().firstValue("Location").orElseThrow())).statusCode()).isEqualTo(200);
         String justFits = "z".repeat(1022);
         HttpResponse<String> fits = weft.post(path, "{\"_id\":\"" + justFits + "\"}");
         assertThat(fits.statusCode()).as("1022 characters and two quotes: 1024 bytes").isEqualTo(201);
-        assertThat(weft.get(fits.headers().firstValue("Location").orElseThrow()).statusCode()).isEqualTo(200);
+        assertThat(weft.get(pathOf(fits.headers().firstValue("Location").orElseThrow())).statusCode()).isEqualTo(200);
     }
 
     @Test
@@ -258,5 +258,11 @@ class HostileInputTest {
         assertRefused(weft.patch("/weft/users/eve:x?wm=upsert", "{\"$set\":{\"password\":\"eve-Password-1\"}}"), named);
         assertThat(ndjson("/weft/users", user + "\n").body()).contains("\"inserted\":0,\"failed\":1", named);
         assertThat(weft.get("/weft/users/eve:x").statusCode()).isEqualTo(404);
+    }
+
+    /** The path and query of an absolute {@code Location}, to request it from the test server. */
+    private static String pathOf(String location) {
+        java.net.URI uri = java.net.URI.create(location);
+        return uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     }
 }
