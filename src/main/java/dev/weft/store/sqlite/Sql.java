@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.sqlite.core.CoreStatement;
 
 /**
  * One SQLite connection with a bounded cache of prepared statements, keyed by SQL text. Used by
@@ -29,6 +30,11 @@ final class Sql implements AutoCloseable {
     /** A cached statement with its parameters cleared. */
     PreparedStatement prepare(String sql) throws SQLException {
         PreparedStatement ps = statements.get(sql);
+        if (ps != null && finalizedByDriver(ps)) {
+            statements.remove(sql);
+            closeQuietly(ps);
+            ps = null;
+        }
         if (ps == null) {
             ps = connection.prepareStatement(sql);
             statements.put(sql, ps);
@@ -42,6 +48,15 @@ final class Sql implements AutoCloseable {
             ps.clearParameters();
         }
         return ps;
+    }
+
+    /**
+     * sqlite-jdbc finalizes a statement whose step failed with anything but busy, locked,
+     * constraint or misuse (a full disk, an I/O error, an interrupt), and the statement object
+     * then fails every later use with "statement is not executing": so it is prepared anew.
+     */
+    private static boolean finalizedByDriver(PreparedStatement ps) {
+        return ps instanceof CoreStatement core && core.pointer.isClosed();
     }
 
     /** Runs a frequent parameterless statement (transaction control) through the cache. */

@@ -18,6 +18,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * one transaction (a savepoint per task and per op, so a failing op undoes only itself), commits
  * once, and only then completes the callers' futures. Catalog changes (DDL) run alone in their
  * own transaction. A failed COMMIT fails every op of the batch: nothing is acknowledged that did
- * not commit.
+ * not commit. A full disk or an I/O error fails the whole batch with 503 and rolls it back; the
+ * writer goes on, so writes commit again as soon as the fault is gone, without a restart.
  */
 final class Writer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
@@ -176,6 +179,11 @@ final class Writer implements AutoCloseable {
                 }
                 sql.control("RELEASE task");
             } catch (SQLException | RuntimeException e) {
+                if (e instanceof SQLException fault && storageFault(fault)) {
+                    // SQLite may have rolled back the whole transaction: no task of it commits
+                    rollbackAndFail(batch, fault);
+                    return;
+                }
                 LOG.error("write failed, rolled back", e);
                 failure = new WeftException(500, "write failed: " + e.getMessage());
                 try {
@@ -236,6 +244,15 @@ final class Writer implements AutoCloseable {
         }
         sql.control("RELEASE op");
         return result;
+    }
+
+    /** A full disk or an I/O error: the write may succeed again once the fault is gone. */
+    static boolean storageFault(SQLException e) {
+        if (!(e instanceof SQLiteException s)) {
+            return false;
+        }
+        int primary = s.getResultCode().code & 0xff;
+        return primary == SQLiteErrorCode.SQLITE_FULL.code || primary == SQLiteErrorCode.SQLITE_IOERR.code;
     }
 
     private void rollbackAndFail(List<Ops> batch, Exception cause) {
