@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.QueryTime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -7,6 +8,7 @@ import java.sql.Statement;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.sqlite.ProgressHandler;
 import org.sqlite.core.CoreStatement;
 
 /**
@@ -15,9 +17,12 @@ import org.sqlite.core.CoreStatement;
  */
 final class Sql implements AutoCloseable {
     private static final int CACHE = 256;
+    /** SQLite VM operations between two looks at the deadline: a few dozen rows. */
+    private static final int PROGRESS_OPS = 10_000;
 
     private final Connection connection;
     private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true);
+    private volatile long deadlineNanos;
 
     Sql(Connection connection) {
         this.connection = connection;
@@ -25,6 +30,26 @@ final class Sql implements AutoCloseable {
 
     Connection connection() {
         return connection;
+    }
+
+    /**
+     * Makes a statement of this connection stop with SQLITE_INTERRUPT once the deadline set by
+     * {@link #limit} passes, also inside a long native step (a count, an index walk) that hands
+     * no row to Java meanwhile.
+     */
+    void interruptible() throws SQLException {
+        ProgressHandler.setHandler(connection, PROGRESS_OPS, new ProgressHandler() {
+            @Override
+            protected int progress() {
+                long deadline = deadlineNanos;
+                return deadline != 0 && System.nanoTime() - deadline > 0 ? 1 : 0;
+            }
+        });
+    }
+
+    /** The deadline of the query this connection runs now; null: none. */
+    void limit(QueryTime time) {
+        deadlineNanos = time == null ? 0 : time.deadlineNanos();
     }
 
     /** A cached statement with its parameters cleared. */
