@@ -68,10 +68,19 @@ class DiskFullTest {
                 assertThat(n).as("the disk never filled").isLessThan(1000);
             }
             assertThat(acknowledged).isNotEmpty();
+            fillUp(mount.resolve("last-bytes"));
+            HttpResponse<String> full = server.post("/db/c", doc("onFullDisk"));
+            assertThat(full.statusCode()).as(full.body()).isEqualTo(503);
+            refused.add("onFullDisk");
+            HttpResponse<String> ddl = server.put("/db/other", null);
+            assertThat(ddl.statusCode()).as(ddl.body()).isEqualTo(503);
+            assertThat(ddl.body()).contains("the catalog change could not be committed", "database or disk is full");
             HttpResponse<String> read = server.get("/db/c/" + acknowledged.getFirst());
             assertThat(read.statusCode()).as("reads go on while the disk is full: " + read.body()).isEqualTo(200);
 
             Files.delete(filler);
+            Files.delete(mount.resolve("last-bytes"));
+            assertThat(server.put("/db/other", null).statusCode()).isEqualTo(201);
             for (int i = 0; i < 5; i++) {
                 String id = "after" + i;
                 HttpResponse<String> r = server.post("/db/c", doc(id));
@@ -110,6 +119,21 @@ class DiskFullTest {
         try (OutputStream out = Files.newOutputStream(filler)) {
             for (long written = 0; written + block.length <= room; written += block.length) {
                 out.write(block);
+            }
+        }
+    }
+
+    /** Takes every byte left, down to the last block. */
+    private static void fillUp(Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            byte[] block = new byte[4096];
+            while (true) {
+                out.write(block);
+                out.flush();
+            }
+        } catch (IOException full) {
+            if (!String.valueOf(full.getMessage()).contains("No space left")) {
+                throw full;
             }
         }
     }

@@ -294,7 +294,9 @@ final class Writer implements AutoCloseable {
             failure = e;
         } catch (SQLException | RuntimeException e) {
             LOG.error("catalog change failed", e);
-            failure = new WeftException(500, "catalog change failed: " + e.getMessage());
+            failure = e instanceof SQLException fault && storageFault(fault)
+                    ? new WeftException(503, "the catalog change could not be committed: " + e.getMessage())
+                    : new WeftException(500, "catalog change failed: " + e.getMessage());
         }
         sql.forgetStatements();
         try {
