@@ -1,5 +1,6 @@
 package dev.weft.store.postgres;
 
+import dev.weft.store.OutageLog;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.weft.core.Durability;
 import dev.weft.core.Json;

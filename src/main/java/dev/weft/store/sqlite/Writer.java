@@ -4,6 +4,7 @@ import dev.weft.store.Catalog;
 import dev.weft.core.WeftException;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.Namespace;
+import dev.weft.store.OutageLog;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.sql.SQLException;
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Writer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+    private static final OutageLog STORAGE_FAULTS = new OutageLog(LOG, 5000);
 
     /** Applies one document write inside the open transaction. */
     interface OpRunner {
@@ -265,7 +267,12 @@ final class Writer implements AutoCloseable {
     }
 
     private static void failAll(List<Ops> batch, Exception cause) {
-        LOG.error("group commit failed; {} writes not acknowledged", batch.size(), cause);
+        if (cause instanceof SQLException fault && storageFault(fault)) {
+            // every write fails while the disk is full: one line per batch would fill what is left
+            STORAGE_FAULTS.warn("group commit failed, writes not acknowledged until the fault passes", cause.getMessage());
+        } else {
+            LOG.error("group commit failed; {} writes not acknowledged", batch.size(), cause);
+        }
         WeftException failure = new WeftException(503, "the write could not be committed: " + cause.getMessage());
         batch.forEach(task -> task.done().completeExceptionally(failure));
     }
