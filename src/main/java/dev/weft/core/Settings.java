@@ -77,7 +77,7 @@ public record Settings(
             Setting.integer("max-page-size", 1000, 1, 1_000_000, "largest pagesize, 400 past it"),
             Setting.integer("max-regex-length", 1024, 1, 1 << 20, "longest $regex pattern; patterns run in linear time on RE2J"),
             Setting.integer("max-regex-program", 10_000, 100, 1_000_000, "largest $regex once its repetitions are expanded, in RE2J instructions; match time and memory grow with it"),
-            Setting.longValue("query-timeout-ms", 30_000, 1, 24 * 3_600_000L, "longest a find or count may read and evaluate, 503 past it; a request's maxTimeMS may only lower it"),
+            Setting.longValue("query-timeout-ms", 30_000, 1, 24 * 3_600_000L, "longest a find, count or bulk write's search may read and evaluate, 503 past it; a request's maxTimeMS may only lower it"),
             Setting.longValue("max-sort-bytes", 32L << 20, 1024, Long.MAX_VALUE, "stored bytes of the skip+limit documents an unindexed sort keeps in memory, 400 past it").showing("32 MiB"),
             Setting.integer("max-id-bytes", 1024, 24, 2048, "longest _id, in bytes of its JSON text; its URL must fit a Location header"),
             Setting.integer("write-queue-length", 100_000, 1, Integer.MAX_VALUE, "writes waiting for the writer before new ones get 503"),

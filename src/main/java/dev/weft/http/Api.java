@@ -163,6 +163,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             case NOT_FOUND -> throw WeftException.notFound(result.message().orElse("document not found"));
             case CONFLICT -> throw WeftException.conflict(result.message().orElse("duplicate key"));
             case INVALID -> throw WeftException.badRequest(result.message().orElse("invalid write"));
+            case UNAVAILABLE -> throw new WeftException(503, result.message().orElse("the write could not run"));
             case PRECONDITION_FAILED -> throw WeftException.preconditionFailed(
                     result.message().orElse("the ETag does not match (If-Match)"));
         }

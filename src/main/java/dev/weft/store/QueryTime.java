@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The time one query (a find or a count) may run: {@code query-timeout-ms}, or less when the
+ * The time one query (a find, a count, the search of a bulk write) may run: {@code query-timeout-ms}, or less when the
  * request asked for less with {@code maxTimeMS} (a larger one does not raise it; 0 means no
  * request limit, as in MongoDB). Only the time the store spends reading and evaluating counts:
  * the time a slow client takes to receive what was already found is paused out, so a long
@@ -38,14 +38,14 @@ public final class QueryTime {
         this.runningSince = System.nanoTime();
     }
 
-    /** What runs under a request's limit (an endpoint). */
+    /** What runs under a request's limit (an endpoint, the ops of a write). */
     @FunctionalInterface
-    public interface Limited {
-        void run() throws Exception;
+    public interface Limited<X extends Exception> {
+        void run() throws X;
     }
 
     /** Runs {@code op} with {@code maxTimeMs} as the limit of the queries it runs (when lower than the setting). */
-    public static void limitedTo(OptionalLong maxTimeMs, Limited op) throws Exception {
+    public static <X extends Exception> void limitedTo(OptionalLong maxTimeMs, Limited<X> op) throws X {
         if (maxTimeMs.isEmpty() || maxTimeMs.getAsLong() == 0) {
             op.run();
             return;
@@ -54,6 +54,11 @@ public final class QueryTime {
             op.run();
             return null;
         });
+    }
+
+    /** The request's {@code maxTimeMS} in force here, for work handed to another thread (the SQLite writer). */
+    public static OptionalLong requested() {
+        return REQUESTED_MS.isBound() ? OptionalLong.of(REQUESTED_MS.get()) : OptionalLong.empty();
     }
 
     /** The {@code maxTimeMS} parameter: absent, or a whole number of milliseconds from 0; anything else is a 400. */

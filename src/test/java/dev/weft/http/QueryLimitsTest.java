@@ -107,6 +107,26 @@ class QueryLimitsTest {
     }
 
     @Test
+    void aBulkWriteWhoseSearchRunsPastItsTimeChangesNothing() throws Exception {
+        try (TestServer server = new TestServer()) {
+            seed(server, DOCS);
+            String filter = "filter=" + q(NO_MATCH);
+            HttpResponse<String> patch = server.patch("/db/c/*?" + filter + "&maxTimeMS=1", "{\"$set\":{\"touched\":true}}");
+            assertTimedOut(patch, "1 ms (its maxTimeMS)");
+            HttpResponse<String> delete = server.delete("/db/c/*?" + filter + "&maxTimeMS=1");
+            assertTimedOut(delete, "1 ms (its maxTimeMS)");
+            HttpResponse<String> slowDelete = server.delete("/db/c/*?filter=" + q("{\"n\":{\"$gt\":0}}") + "&maxTimeMS=1");
+            assertTimedOut(slowDelete, "1 ms (its maxTimeMS)");
+            assertThat(server.get("/db/c/_size").body()).isEqualTo("{\"_size\":" + DOCS + "}");
+            assertThat(server.get("/db/c/_size?filter=" + q("{\"touched\":true}")).body()).isEqualTo("{\"_size\":0}");
+
+            HttpResponse<String> within = server.patch("/db/c/*?filter=" + q("{\"n\":{\"$lte\":3}}"),
+                    "{\"$set\":{\"touched\":true}}");
+            assertThat(within.body()).isEqualTo("{\"inserted\":0,\"deleted\":0,\"modified\":3,\"matched\":3}");
+        }
+    }
+
+    @Test
     void anUnindexedSortPastMaxSortBytesIs400() throws Exception {
         try (TestServer server = new TestServer("--max-sort-bytes", "4096")) {
             seed(server, 20);

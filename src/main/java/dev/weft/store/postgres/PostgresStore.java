@@ -119,7 +119,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
         this.settings = settings;
         this.url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
-        this.docs = new PostgresDocumentWrites(json, this);
+        this.docs = new PostgresDocumentWrites(json, settings.queryTimeoutMs(), this);
         try (Connection c = pool.getConnection()) {
             String schema;
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {

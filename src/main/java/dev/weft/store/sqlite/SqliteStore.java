@@ -110,7 +110,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         }
         queryTimeoutMs = settings.queryTimeoutMs();
         maxSortBytes = settings.maxSortBytes();
-        docs = new SqliteDocumentWrites(json, () -> catalog, () -> true); // the event log records every change
+        docs = new SqliteDocumentWrites(json, queryTimeoutMs, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }

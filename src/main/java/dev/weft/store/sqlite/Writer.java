@@ -5,12 +5,14 @@ import dev.weft.core.WeftException;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.Namespace;
 import dev.weft.store.OutageLog;
+import dev.weft.store.QueryTime;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -62,7 +64,9 @@ final class Writer implements AutoCloseable {
 
     private sealed interface Task permits Ops, DdlTask {}
 
-    private record Ops(List<WriteOp> ops, CompletableFuture<List<WriteResult>> done) implements Task {}
+    /** {@code maxTimeMs}: the request's, taken on its thread, for the searches of its bulk writes. */
+    private record Ops(List<WriteOp> ops, OptionalLong maxTimeMs, CompletableFuture<List<WriteResult>> done)
+            implements Task {}
 
     private record DdlTask(Ddl<?> ddl, CompletableFuture<Object> done) implements Task {}
 
@@ -95,7 +99,7 @@ final class Writer implements AutoCloseable {
     }
 
     List<WriteResult> submit(List<WriteOp> ops) {
-        Ops task = new Ops(List.copyOf(ops), new CompletableFuture<>());
+        Ops task = new Ops(List.copyOf(ops), QueryTime.requested(), new CompletableFuture<>());
         enqueue(task);
         return await(task.done());
     }
@@ -176,9 +180,11 @@ final class Writer implements AutoCloseable {
             RuntimeException failure = null;
             try {
                 sql.control("SAVEPOINT task");
-                for (WriteOp op : task.ops()) {
-                    taskResults.add(runOp(op, taskEvents));
-                }
+                QueryTime.limitedTo(task.maxTimeMs(), () -> {
+                    for (WriteOp op : task.ops()) {
+                        taskResults.add(runOp(op, taskEvents));
+                    }
+                });
                 sql.control("RELEASE task");
             } catch (SQLException | RuntimeException e) {
                 if (e instanceof SQLException fault && storageFault(fault)) {
