@@ -151,7 +151,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             case UPDATED -> ex.sendEmpty(200);
             case DELETED -> ex.sendEmpty(204);
             case BULK_DONE -> ex.sendEmpty(200);
-            case NOT_FOUND, CONFLICT, INVALID, PRECONDITION_FAILED -> throw failure(result);
+            case NOT_FOUND, CONFLICT, INVALID, UNAVAILABLE, PRECONDITION_FAILED -> throw failure(result);
         }
     }
 
@@ -162,6 +162,7 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             case CONFLICT -> WeftException.conflict(result.message().orElse("duplicate key"));
             case PRECONDITION_FAILED -> WeftException.preconditionFailed(
                     result.message().orElse("the ETag does not match (If-Match)"));
+            case UNAVAILABLE -> new WeftException(503, result.message().orElse("the write could not run"));
             default -> WeftException.badRequest(result.message().orElse("invalid write"));
         };
     }

@@ -9,6 +9,7 @@ import dev.weft.security.DocumentPolicy;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import dev.weft.store.DuplicateKey;
+import dev.weft.store.QueryTime;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.eclipse.jetty.server.Handler;
@@ -156,7 +157,8 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             Routes.Route route = exchange.context().match().route();
             template = route.template();
             RestheartParams.refuseUnsupported(exchange);
-            route.methods().get(method).handle(exchange);
+            Exchange routed = exchange;
+            QueryTime.limitedTo(QueryTime.parse(routed.param(QueryTime.PARAMETER)), () -> route.methods().get(method).handle(routed));
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
         } catch (Throwable e) {

@@ -28,9 +28,11 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public abstract class AbstractDocumentWrites<T, C> {
     protected final Json json;
+    private final long queryTimeoutMs;
 
-    protected AbstractDocumentWrites(Json json) {
+    protected AbstractDocumentWrites(Json json, long queryTimeoutMs) {
         this.json = json;
+        this.queryTimeoutMs = queryTimeoutMs;
     }
 
     protected abstract Namespace ns(C coll);
@@ -63,11 +65,14 @@ public abstract class AbstractDocumentWrites<T, C> {
 
     /**
      * The ids of the documents matching a bulk op's filter, all collected before any is changed,
-     * so that an update moving a document along the index being read cannot meet it twice.
+     * so that an update moving a document along the index being read cannot meet it twice. The
+     * search is a query: {@code query-timeout-ms} (or the request's {@code maxTimeMS}) bounds it.
      */
     private List<byte[]> matchingIds(T tx, C coll, Filter filter) throws SQLException {
         List<byte[]> ids = new ArrayList<>();
+        QueryTime time = QueryTime.start(queryTimeoutMs);
         candidates(tx, coll, filter, (id, body) -> {
+            time.row();
             if (filter.matches(json.parse(body, "stored document"))) {
                 ids.add(id);
             }

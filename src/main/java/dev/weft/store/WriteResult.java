@@ -15,9 +15,10 @@ import java.util.Optional;
 public record WriteResult(Outcome outcome, long count, Optional<String> etag, Optional<String> message) {
     /**
      * {@code INVALID} is a client error found while applying the op (400), for example an update
-     * operator applied to a field of the wrong type; {@code message} says what.
+     * operator applied to a field of the wrong type; {@code message} says what. {@code UNAVAILABLE}
+     * is a 503 met while applying it: a bulk write's search past {@code query-timeout-ms}.
      */
-    public enum Outcome { CREATED, UPDATED, DELETED, BULK_DONE, NOT_FOUND, CONFLICT, PRECONDITION_FAILED, INVALID }
+    public enum Outcome { CREATED, UPDATED, DELETED, BULK_DONE, NOT_FOUND, CONFLICT, PRECONDITION_FAILED, INVALID, UNAVAILABLE }
 
     public static WriteResult done(Outcome outcome, long count, String etag) {
         return new WriteResult(outcome, count, Optional.ofNullable(etag), Optional.empty());
@@ -27,12 +28,13 @@ public record WriteResult(Outcome outcome, long count, Optional<String> etag, Op
         return new WriteResult(outcome, 0, Optional.empty(), Optional.of(message));
     }
 
-    /** A client error met while applying an op, as its result: 404, 409 and 412 as such, any other status {@code INVALID}. */
+    /** An error met while applying an op, as its result: 404, 409, 412 and 503 as such, any other status {@code INVALID}. */
     public static WriteResult failed(WeftException e) {
         Outcome outcome = switch (e.status()) {
             case 404 -> Outcome.NOT_FOUND;
             case 409 -> Outcome.CONFLICT;
             case 412 -> Outcome.PRECONDITION_FAILED;
+            case 503 -> Outcome.UNAVAILABLE;
             default -> Outcome.INVALID;
         };
         return failed(outcome, e.getMessage());

@@ -1,5 +1,6 @@
 package dev.weft.store.plan;
 
+import dev.weft.core.WeftException;
 import dev.weft.query.Sort;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +11,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The first {@code skip + limit} matches of an unordered read in sort order (ties by ascending
- * encoded {@code _id}), kept in a bounded heap; {@link #result} drops the skipped ones.
+ * encoded {@code _id}), kept in a bounded heap; {@link #result} drops the skipped ones. The
+ * stored bytes it keeps are bounded too ({@code max-sort-bytes}): a deep page of large
+ * documents is a 400 naming the setting, not a heap that grows with the page number.
  */
 public final class TopK {
     private record Match(byte[] id, byte[] body, JsonNode doc) {}
@@ -20,9 +23,12 @@ public final class TopK {
     private final long keep;
     private final Comparator<Match> order;
     private final PriorityQueue<Match> worstFirst;
+    private final long maxBytes;
+    private long bytes;
 
-    public TopK(Sort sort, long skip, long limit) {
+    public TopK(Sort sort, long skip, long limit, long maxBytes) {
         this.skip = skip;
+        this.maxBytes = maxBytes;
         this.limit = limit;
         this.keep = skip + limit < 0 ? Long.MAX_VALUE : skip + limit;
         Comparator<JsonNode> bySort = sort.comparator();
@@ -37,11 +43,25 @@ public final class TopK {
     public void offer(byte[] id, byte[] body, JsonNode doc) {
         Match m = new Match(id, body, doc);
         if (worstFirst.size() < keep) {
-            worstFirst.add(m);
+            add(m);
         } else if (order.compare(m, worstFirst.peek()) < 0) {
-            worstFirst.poll();
-            worstFirst.add(m);
+            bytes -= size(worstFirst.poll());
+            add(m);
         }
+    }
+
+    private void add(Match m) {
+        bytes += size(m);
+        if (bytes > maxBytes) {
+            throw WeftException.badRequest("this sort is served by no index, so its first skip+limit = " + keep
+                    + " matches are kept in memory, and they hold more than max-sort-bytes (" + maxBytes
+                    + " bytes); sort on an indexed field, narrow the filter or ask for an earlier page");
+        }
+        worstFirst.add(m);
+    }
+
+    private static long size(Match m) {
+        return m.body().length + m.id().length;
     }
 
     /** The kept bodies in order, the first {@code skip} left out. */

@@ -1,5 +1,6 @@
 package dev.weft.store.postgres;
 
+import dev.weft.store.OutageLog;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.UpdateDescription;

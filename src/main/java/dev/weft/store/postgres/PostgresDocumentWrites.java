@@ -27,8 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
 final class PostgresDocumentWrites extends AbstractDocumentWrites<Connection, Catalog.Coll> {
     private final PostgresStore store;
 
-    PostgresDocumentWrites(Json json, PostgresStore store) {
-        super(json);
+    PostgresDocumentWrites(Json json, long queryTimeoutMs, PostgresStore store) {
+        super(json, queryTimeoutMs);
         this.store = store;
     }
 

@@ -1,5 +1,6 @@
 package dev.weft.store.postgres;
 
+import dev.weft.store.OutageLog;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.weft.core.Durability;
 import dev.weft.core.Json;
@@ -19,6 +20,7 @@ import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
+import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
@@ -84,6 +86,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
     private static final int BUILD_BATCH = 1000;
     private static final int ATTEMPTS = 8;
     private static final Filter ALL = Filter.all();
+    private static final String QUERY_CANCELED = "57014";
 
     private final Settings settings;
     private final PgUrl url;
@@ -116,7 +119,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
         this.settings = settings;
         this.url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
-        this.docs = new PostgresDocumentWrites(json, this);
+        this.docs = new PostgresDocumentWrites(json, settings.queryTimeoutMs(), this);
         try (Connection c = pool.getConnection()) {
             String schema;
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {
@@ -490,16 +493,20 @@ public final class PostgresStore extends AbstractStore<Connection> {
         boolean everything = filter == ALL;
         Optional<String> hint = query.hint();
         boolean[] sent = {false};
+        QueryTime time = QueryTime.start(settings.queryTimeoutMs());
         Consumer<StoredDocument> sink = doc -> {
             sent[0] = true;
+            time.pause();
             out.accept(doc);
+            time.resume();
         };
-        read(mode, true, () -> !sent[0], c -> {
+        read(mode, true, () -> !sent[0], timed(time, c -> {
             Catalog.Coll coll = coll(ns);
             Plan<Catalog.Index> plan = plan(c, coll, filter, sort, skip, limit, hint);
             if (!plan.ordered()) {
-                TopK top = new TopK(sort, skip, limit);
+                TopK top = new TopK(sort, skip, limit, settings.maxSortBytes());
                 candidates(c, coll, plan, (id, body) -> {
+                    time.row();
                     JsonNode doc = json.parse(body, "stored document");
                     if (filter.matches(doc)) {
                         top.offer(id, body, doc);
@@ -514,6 +521,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
 
                 @Override
                 public boolean row(byte[] id, byte[] body) {
+                    time.row();
                     if (!everything && !filter.matches(json.parse(body, "stored document"))) {
                         return true;
                     }
@@ -526,13 +534,14 @@ public final class PostgresStore extends AbstractStore<Connection> {
                 }
             });
             return null;
-        });
+        }));
     }
 
     @Override
     public long count(Namespace ns, Filter filter, ReadMode mode) {
         Filter f = filter == null ? ALL : filter;
-        return read(mode, true, () -> true, c -> {
+        QueryTime time = QueryTime.start(settings.queryTimeoutMs());
+        return read(mode, true, () -> true, timed(time, c -> {
             Catalog.Coll coll = coll(ns);
             if (f == ALL) {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + coll.table())) {
@@ -542,12 +551,36 @@ public final class PostgresStore extends AbstractStore<Connection> {
             }
             long[] n = {0};
             candidates(c, coll, f, (id, body) -> {
+                time.row();
                 if (f.matches(json.parse(body, "stored document"))) {
                     n[0]++;
                 }
             });
             return n[0];
-        });
+        }));
+    }
+
+    /**
+     * {@code fn} in a snapshot transaction under the query's time limit: PostgreSQL's own
+     * {@code statement_timeout} lowered to the time left, and its cancel then answered as the
+     * limit's error (while the rows it hands to Java are checked by {@code time} itself).
+     */
+    private <T> ReadFn<T> timed(QueryTime time, ReadFn<T> fn) {
+        return c -> {
+            long left = time.remainingMs();
+            boolean ours = left < settings.pgStatementTimeoutMs();
+            if (ours) {
+                exec(c, "SET LOCAL statement_timeout = " + left);
+            }
+            try {
+                return fn.apply(c);
+            } catch (SQLException e) {
+                if (ours && QUERY_CANCELED.equals(e.getSQLState())) {
+                    throw time.exceeded();
+                }
+                throw e;
+            }
+        };
     }
 
     /**

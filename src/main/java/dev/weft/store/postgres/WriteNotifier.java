@@ -1,5 +1,6 @@
 package dev.weft.store.postgres;
 
+import dev.weft.store.OutageLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

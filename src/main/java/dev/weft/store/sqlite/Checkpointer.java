@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.OutageLog;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,6 +29,8 @@ final class Checkpointer implements AutoCloseable {
     private final Connection connection;
     private final long intervalMs;
     private final AtomicLong framesCopied = new AtomicLong();
+    /** Every 100 ms while the disk is full: logged at most every few seconds. */
+    private final OutageLog failures = new OutageLog(LOG, 5000);
     private final Thread thread;
     private volatile boolean closing;
 
@@ -60,7 +63,7 @@ final class Checkpointer implements AutoCloseable {
                 framesCopied.addAndGet(Math.max(0, rs.getInt(3)));
             }
         } catch (SQLException e) {
-            LOG.warn("WAL checkpoint failed; the writer's own checkpoint bounds the log meanwhile: {}", e.getMessage());
+            failures.warn("WAL checkpoint failed; the writer's own checkpoint bounds the log meanwhile", e.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.QueryTime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -7,6 +8,8 @@ import java.sql.Statement;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.sqlite.ProgressHandler;
+import org.sqlite.core.CoreStatement;
 
 /**
  * One SQLite connection with a bounded cache of prepared statements, keyed by SQL text. Used by
@@ -14,9 +17,12 @@ import java.util.Map;
  */
 final class Sql implements AutoCloseable {
     private static final int CACHE = 256;
+    /** SQLite VM operations between two looks at the deadline: a few dozen rows. */
+    private static final int PROGRESS_OPS = 10_000;
 
     private final Connection connection;
     private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true);
+    private volatile long deadlineNanos;
 
     Sql(Connection connection) {
         this.connection = connection;
@@ -26,9 +32,34 @@ final class Sql implements AutoCloseable {
         return connection;
     }
 
+    /**
+     * Makes a statement of this connection stop with SQLITE_INTERRUPT once the deadline set by
+     * {@link #limit} passes, also inside a long native step (a count, an index walk) that hands
+     * no row to Java meanwhile.
+     */
+    void interruptible() throws SQLException {
+        ProgressHandler.setHandler(connection, PROGRESS_OPS, new ProgressHandler() {
+            @Override
+            protected int progress() {
+                long deadline = deadlineNanos;
+                return deadline != 0 && System.nanoTime() - deadline > 0 ? 1 : 0;
+            }
+        });
+    }
+
+    /** The deadline of the query this connection runs now; null: none. */
+    void limit(QueryTime time) {
+        deadlineNanos = time == null ? 0 : time.deadlineNanos();
+    }
+
     /** A cached statement with its parameters cleared. */
     PreparedStatement prepare(String sql) throws SQLException {
         PreparedStatement ps = statements.get(sql);
+        if (ps != null && finalizedByDriver(ps)) {
+            statements.remove(sql);
+            closeQuietly(ps);
+            ps = null;
+        }
         if (ps == null) {
             ps = connection.prepareStatement(sql);
             statements.put(sql, ps);
@@ -42,6 +73,15 @@ final class Sql implements AutoCloseable {
             ps.clearParameters();
         }
         return ps;
+    }
+
+    /**
+     * sqlite-jdbc finalizes a statement whose step failed with anything but busy, locked,
+     * constraint or misuse (a full disk, an I/O error, an interrupt), and the statement object
+     * then fails every later use with "statement is not executing": so it is prepared anew.
+     */
+    private static boolean finalizedByDriver(PreparedStatement ps) {
+        return ps instanceof CoreStatement core && core.pointer.isClosed();
     }
 
     /** Runs a frequent parameterless statement (transaction control) through the cache. */

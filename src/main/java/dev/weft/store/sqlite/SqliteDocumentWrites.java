@@ -32,8 +32,8 @@ final class SqliteDocumentWrites extends AbstractDocumentWrites<Sql, Catalog.Col
     private final Supplier<Catalog> catalog;
     private final Supplier<Boolean> wantEvents;
 
-    SqliteDocumentWrites(Json json, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
-        super(json);
+    SqliteDocumentWrites(Json json, long queryTimeoutMs, Supplier<Catalog> catalog, Supplier<Boolean> wantEvents) {
+        super(json, queryTimeoutMs);
         this.catalog = catalog;
         this.wantEvents = wantEvents;
     }

@@ -16,6 +16,7 @@ import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
+import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
@@ -67,6 +68,8 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     private final Checkpointer checkpointer;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
+    private final long queryTimeoutMs;
+    private final long maxSortBytes;
     private volatile Catalog catalog;
     private final AtomicLong catalogGeneration = new AtomicLong();
     private final AtomicLong commitSeq = new AtomicLong();
@@ -98,12 +101,16 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
-                readers.add(new Sql(open(file, true)));
+                Sql reader = new Sql(open(file, true));
+                reader.interruptible();
+                readers.add(reader);
             }
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
-        docs = new SqliteDocumentWrites(json, () -> catalog, () -> true); // the event log records every change
+        queryTimeoutMs = settings.queryTimeoutMs();
+        maxSortBytes = settings.maxSortBytes();
+        docs = new SqliteDocumentWrites(json, queryTimeoutMs, () -> catalog, () -> true); // the event log records every change
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
@@ -327,8 +334,9 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         }
         boolean everything = filter == ALL;
         Optional<String> hint = query.hint();
-        Find f = new Find(filter, everything, skip, limit);
-        List<byte[]> out = read(true, sql -> {
+        QueryTime time = QueryTime.start(queryTimeoutMs);
+        Find f = new Find(filter, everything, skip, limit, time);
+        List<byte[]> out = read(true, time, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
             noted(plan);
@@ -342,11 +350,13 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             return f.chunk(sql);
         });
         while (true) {
+            time.pause();
             out.forEach(body -> sink.accept(new StoredDocument(body)));
             if (f.done) {
                 return;
             }
-            out = read(true, sql -> {
+            time.resume();
+            out = read(true, time, sql -> {
                 if (f.plan.index() != null) {
                     String name = f.plan.index().spec().name();
                     Optional<Catalog.Index> now = requireColl(catalog, ns).index(name);
@@ -370,8 +380,10 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         QueryPlanner.Plan<Catalog.Index> plan;
         Scan scan;
         boolean done;
+        final QueryTime time;
 
-        Find(Filter filter, boolean everything, long skip, long limit) {
+        Find(Filter filter, boolean everything, long skip, long limit, QueryTime time) {
+            this.time = time;
             this.filter = filter;
             this.everything = everything;
             this.skip = skip;
@@ -383,6 +395,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             List<byte[]> out = new ArrayList<>();
             long[] bytes = {0};
             boolean exhausted = scan.read(sql, CHUNK_ROWS, (id, body) -> {
+                time.row();
                 if (!everything && !filter.matches(json.parse(body, "stored document"))) {
                     return true;
                 }
@@ -402,8 +415,9 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
             done = true;
-            TopK top = new TopK(sort, skip, left);
+            TopK top = new TopK(sort, skip, left, maxSortBytes);
             Scan.candidates(sql, coll, plan, (id, body) -> {
+                time.row();
                 JsonNode doc = json.parse(body, "stored document");
                 if (filter.matches(doc)) {
                     top.offer(id, body, doc);
@@ -417,7 +431,8 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     @Override
     public long count(Namespace ns, Filter filter, ReadMode mode) {
         Filter f = filter == null ? ALL : filter;
-        return read(true, sql -> {
+        QueryTime time = QueryTime.start(queryTimeoutMs);
+        return read(true, time, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
             if (f == ALL) {
                 try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + coll.table()).executeQuery()) {
@@ -429,6 +444,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             noted(plan);
             long[] n = {0};
             Scan.candidates(sql, coll, plan, (id, body) -> {
+                time.row();
                 if (f.matches(json.parse(body, "stored document"))) {
                     n[0]++;
                 }
@@ -449,9 +465,15 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
      * A statement that fails because a concurrent catalog change dropped its table is retried.
      */
     private <T> T read(boolean snapshot, ReadFn<T> fn) {
+        return read(snapshot, null, fn);
+    }
+
+    /** As {@link #read(boolean, ReadFn)}, its statements interrupted once {@code time} (if any) runs out. */
+    private <T> T read(boolean snapshot, QueryTime time, ReadFn<T> fn) {
         for (int attempt = 0; ; attempt++) {
             long generation = catalogGeneration.get();
             Sql sql = acquire();
+            sql.limit(time);
             try {
                 if (snapshot) {
                     sql.control("BEGIN");
@@ -465,15 +487,21 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
                 }
                 return result;
             } catch (SQLException e) {
+                sql.limit(null);
                 rollback(sql, snapshot);
+                if (time != null && time.expired()) {
+                    throw time.exceeded(); // interrupted by the progress handler
+                }
                 if (catalogGeneration.get() != generation && attempt < 3) {
                     continue;
                 }
                 throw new IllegalStateException("SQLite read failed: " + e.getMessage(), e);
             } catch (RuntimeException e) {
+                sql.limit(null);
                 rollback(sql, snapshot);
                 throw e;
             } finally {
+                sql.limit(null);
                 readers.add(sql);
             }
         }

@@ -4,12 +4,15 @@ import dev.weft.store.Catalog;
 import dev.weft.core.WeftException;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.Namespace;
+import dev.weft.store.OutageLog;
+import dev.weft.store.QueryTime;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -18,6 +21,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -26,10 +31,12 @@ import org.slf4j.LoggerFactory;
  * one transaction (a savepoint per task and per op, so a failing op undoes only itself), commits
  * once, and only then completes the callers' futures. Catalog changes (DDL) run alone in their
  * own transaction. A failed COMMIT fails every op of the batch: nothing is acknowledged that did
- * not commit.
+ * not commit. A full disk or an I/O error fails the whole batch with 503 and rolls it back; the
+ * writer goes on, so writes commit again as soon as the fault is gone, without a restart.
  */
 final class Writer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+    private static final OutageLog STORAGE_FAULTS = new OutageLog(LOG, 5000);
 
     /** Applies one document write inside the open transaction. */
     interface OpRunner {
@@ -57,7 +64,9 @@ final class Writer implements AutoCloseable {
 
     private sealed interface Task permits Ops, DdlTask {}
 
-    private record Ops(List<WriteOp> ops, CompletableFuture<List<WriteResult>> done) implements Task {}
+    /** {@code maxTimeMs}: the request's, taken on its thread, for the searches of its bulk writes. */
+    private record Ops(List<WriteOp> ops, OptionalLong maxTimeMs, CompletableFuture<List<WriteResult>> done)
+            implements Task {}
 
     private record DdlTask(Ddl<?> ddl, CompletableFuture<Object> done) implements Task {}
 
@@ -90,7 +99,7 @@ final class Writer implements AutoCloseable {
     }
 
     List<WriteResult> submit(List<WriteOp> ops) {
-        Ops task = new Ops(List.copyOf(ops), new CompletableFuture<>());
+        Ops task = new Ops(List.copyOf(ops), QueryTime.requested(), new CompletableFuture<>());
         enqueue(task);
         return await(task.done());
     }
@@ -171,11 +180,18 @@ final class Writer implements AutoCloseable {
             RuntimeException failure = null;
             try {
                 sql.control("SAVEPOINT task");
-                for (WriteOp op : task.ops()) {
-                    taskResults.add(runOp(op, taskEvents));
-                }
+                QueryTime.limitedTo(task.maxTimeMs(), () -> {
+                    for (WriteOp op : task.ops()) {
+                        taskResults.add(runOp(op, taskEvents));
+                    }
+                });
                 sql.control("RELEASE task");
             } catch (SQLException | RuntimeException e) {
+                if (e instanceof SQLException fault && storageFault(fault)) {
+                    // SQLite may have rolled back the whole transaction: no task of it commits
+                    rollbackAndFail(batch, fault);
+                    return;
+                }
                 LOG.error("write failed, rolled back", e);
                 failure = new WeftException(500, "write failed: " + e.getMessage());
                 try {
@@ -238,6 +254,15 @@ final class Writer implements AutoCloseable {
         return result;
     }
 
+    /** A full disk or an I/O error: the write may succeed again once the fault is gone. */
+    static boolean storageFault(SQLException e) {
+        if (!(e instanceof SQLiteException s)) {
+            return false;
+        }
+        int primary = s.getResultCode().code & 0xff;
+        return primary == SQLiteErrorCode.SQLITE_FULL.code || primary == SQLiteErrorCode.SQLITE_IOERR.code;
+    }
+
     private void rollbackAndFail(List<Ops> batch, Exception cause) {
         try {
             sql.exec("ROLLBACK");
@@ -248,7 +273,12 @@ final class Writer implements AutoCloseable {
     }
 
     private static void failAll(List<Ops> batch, Exception cause) {
-        LOG.error("group commit failed; {} writes not acknowledged", batch.size(), cause);
+        if (cause instanceof SQLException fault && storageFault(fault)) {
+            // every write fails while the disk is full: one line per batch would fill what is left
+            STORAGE_FAULTS.warn("group commit failed, writes not acknowledged until the fault passes", cause.getMessage());
+        } else {
+            LOG.error("group commit failed; {} writes not acknowledged", batch.size(), cause);
+        }
         WeftException failure = new WeftException(503, "the write could not be committed: " + cause.getMessage());
         batch.forEach(task -> task.done().completeExceptionally(failure));
     }
@@ -277,7 +307,9 @@ final class Writer implements AutoCloseable {
             failure = e;
         } catch (SQLException | RuntimeException e) {
             LOG.error("catalog change failed", e);
-            failure = new WeftException(500, "catalog change failed: " + e.getMessage());
+            failure = e instanceof SQLException fault && storageFault(fault)
+                    ? new WeftException(503, "the catalog change could not be committed: " + e.getMessage())
+                    : new WeftException(500, "catalog change failed: " + e.getMessage());
         }
         sql.forgetStatements();
         try {

@@ -1,4 +1,4 @@
-package dev.weft.store.postgres;
+package dev.weft.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.weft.store.postgres;
+package dev.weft.store;
 
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -6,14 +6,15 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
- * Logs database failures without flooding the log while PostgreSQL is down: the first failure
+ * Logs database failures without flooding the log while the database is down (PostgreSQL
+ * unreachable, SQLite's disk full): the first failure
  * is logged at once, later ones at most once per interval, each such line counting the failures
  * it stands for. Under a write load an outage fails every request; one line per request would
  * bury everything else in the log and cost more than the requests themselves.
  *
  * <p>Thread-safe; {@link #warn} takes a lock only long enough to decide.
  */
-final class OutageLog {
+public final class OutageLog {
     private final Logger log;
     private final long intervalNanos;
     private final LongSupplier clock;
@@ -21,7 +22,7 @@ final class OutageLog {
     private boolean logged;
     private long suppressed;
 
-    OutageLog(Logger log, long intervalMs) {
+    public OutageLog(Logger log, long intervalMs) {
         this(log, intervalMs, System::nanoTime);
     }
 
@@ -31,7 +32,7 @@ final class OutageLog {
         this.clock = clock;
     }
 
-    void warn(String what, String cause) {
+    public void warn(String what, String cause) {
         line(what, cause).ifPresent(log::warn);
     }
 
