@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,8 +29,6 @@ class DiskFullTest {
 
     @BeforeEach
     void mountSmallFilesystem() throws Exception {
-        Assumptions.assumeFalse("postgresql".equals(System.getProperty("weft.test.store")),
-                "the embedded SQLite store's disk; PostgreSQL's disk is its own");
         mount = Files.createTempDirectory("weft-tmpfs");
         run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.toString());
         filler = mount.resolve("filler");
