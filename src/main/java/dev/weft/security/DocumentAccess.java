@@ -108,9 +108,20 @@ public final class DocumentAccess {
      * 400 when the keys touch what the policy hides.
      */
     public View view(Optional<ObjectNode> keys, Json json) {
+        return view(keys, List.of(), json);
+    }
+
+    /**
+     * {@link #view(Optional, Json)} for a read whose {@code filter}s are {@code query}: what a
+     * positional {@code a.$} in the keys refers to. An {@code $elemMatch} in the keys tests its
+     * array: 403 (401) when the response projection hides any of it, as for a filter.
+     */
+    public View view(Optional<ObjectNode> keys, List<JsonNode> query, Json json) {
         Optional<Projection> client = keys.map(k -> {
             policy.checkQuery("keys", k);
-            return Projection.parse(k);
+            Projection parsed = Projection.parse(k, query);
+            parsed.probedPaths().forEach(path -> permission.checkShown("keys", path));
+            return parsed;
         });
         Optional<Projection> acl = permission.projection();
         Optional<Projection> both = client.isEmpty() || acl.isEmpty()

@@ -87,4 +87,79 @@ class MongoManualExamplesHttpTest {
         assertThat(ids(c + "?sort=" + q("{\"a\":1}"))).isEqualTo("[3, 2, 4, 5, 1]");
         assertThat(ids(c + "?sort=" + q("{\"a\":-1}"))).isEqualTo("[1, 5, 2, 4, 3]");
     }
+
+    static final String INVENTORY = "[{\"_id\":1,\"item\":\"journal\",\"status\":\"A\",\"size\":{\"h\":14,\"w\":21,\"uom\":\"cm\"},"
+            + "\"instock\":[{\"warehouse\":\"A\",\"qty\":5}]},"
+            + "{\"_id\":2,\"item\":\"postcard\",\"status\":\"A\",\"size\":{\"h\":10,\"w\":15.25,\"uom\":\"cm\"},"
+            + "\"instock\":[{\"warehouse\":\"B\",\"qty\":15},{\"warehouse\":\"C\",\"qty\":35}]}]";
+
+    // "Project Fields to Return from Query": embedded fields, nested form (4.4+), $slice.
+    @Test
+    void nestedProjectionFormEqualsTheDottedOne() throws Exception {
+        String c = collection("inventory", INVENTORY);
+        String byId = "&sort=" + q("{\"_id\":1}");
+        String dotted = found(c + "?keys=" + q("{\"item\":1,\"status\":1,\"size.uom\":1}") + byId);
+        assertThat(dotted).isEqualTo("[{\"_id\":1,\"item\":\"journal\",\"status\":\"A\",\"size\":{\"uom\":\"cm\"}},"
+                + "{\"_id\":2,\"item\":\"postcard\",\"status\":\"A\",\"size\":{\"uom\":\"cm\"}}]");
+        assertThat(found(c + "?keys=" + q("{\"item\":1,\"status\":1,\"size\":{\"uom\":1}}") + byId)).isEqualTo(dotted);
+        assertThat(found(c + "/1?id_type=NUMBER&keys=" + q("{\"size\":{\"uom\":0},\"instock\":0}")))
+                .isEqualTo("{\"_id\":1,\"item\":\"journal\",\"status\":\"A\",\"size\":{\"h\":14,\"w\":21}}");
+        assertThat(found(c + "?keys=" + q("{\"item\":1,\"status\":1,\"instock\":{\"$slice\":-1}}") + byId))
+                .isEqualTo("[{\"_id\":1,\"item\":\"journal\",\"status\":\"A\",\"instock\":[{\"warehouse\":\"A\",\"qty\":5}]},"
+                        + "{\"_id\":2,\"item\":\"postcard\",\"status\":\"A\",\"instock\":[{\"warehouse\":\"C\",\"qty\":35}]}]");
+    }
+
+    // $slice (projection) manual: the posts collection.
+    @Test
+    void sliceProjection() throws Exception {
+        String c = collection("posts", "[{\"_id\":2,\"title\":\"Coffee please.\",\"comments\":[{\"comment\":\"0. fooey\"},"
+                + "{\"comment\":\"1. tea please\"},{\"comment\":\"2. iced coffee\"},{\"comment\":\"3. cappuccino\"},"
+                + "{\"comment\":\"4. whatever\"}]}]");
+        assertThat(found(c + "/2?id_type=NUMBER&keys=" + q("{\"comments\":{\"$slice\":3}}"))).isEqualTo("{\"_id\":2,"
+                + "\"title\":\"Coffee please.\",\"comments\":[{\"comment\":\"0. fooey\"},{\"comment\":\"1. tea please\"},"
+                + "{\"comment\":\"2. iced coffee\"}]}");
+        assertThat(found(c + "/2?id_type=NUMBER&keys=" + q("{\"comments\":{\"$slice\":[-1,1]},\"title\":0}")))
+                .isEqualTo("{\"_id\":2,\"comments\":[{\"comment\":\"4. whatever\"}]}");
+        assertThat(found(c + "/2?id_type=NUMBER&keys=" + q("{\"comments\":{\"$slice\":[1,2]},\"_id\":0,\"title\":0}")))
+                .isEqualTo("{\"comments\":[{\"comment\":\"1. tea please\"},{\"comment\":\"2. iced coffee\"}]}");
+        HttpResponse<String> bad = weft.get(c + "?keys=" + q("{\"comments\":{\"$slice\":[1,0]}}"));
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(error(bad)).contains("positive limit");
+    }
+
+    // $elemMatch (projection) manual: the schools collection.
+    @Test
+    void elemMatchProjection() throws Exception {
+        String c = collection("schools", "[{\"_id\":1,\"zipcode\":\"63109\",\"students\":[{\"name\":\"john\",\"school\":102,\"age\":10},"
+                + "{\"name\":\"jess\",\"school\":102,\"age\":11},{\"name\":\"jeff\",\"school\":108,\"age\":15}]},"
+                + "{\"_id\":2,\"zipcode\":\"63110\",\"students\":[{\"name\":\"ajax\",\"school\":100,\"age\":7},"
+                + "{\"name\":\"achilles\",\"school\":100,\"age\":8}]},"
+                + "{\"_id\":3,\"zipcode\":\"63109\",\"students\":[{\"name\":\"ajax\",\"school\":100,\"age\":7},"
+                + "{\"name\":\"achilles\",\"school\":100,\"age\":8}]},"
+                + "{\"_id\":4,\"zipcode\":\"63109\",\"students\":[{\"name\":\"barney\",\"school\":102,\"age\":7},"
+                + "{\"name\":\"ruth\",\"school\":102,\"age\":16}]}]");
+        String query = c + "?sort=" + q("{\"_id\":1}") + "&filter=" + q("{\"zipcode\":\"63109\"}");
+        assertThat(found(query + "&keys=" + q("{\"students\":{\"$elemMatch\":{\"school\":102}}}"))).isEqualTo(
+                "[{\"_id\":1,\"students\":[{\"name\":\"john\",\"school\":102,\"age\":10}]},{\"_id\":3},"
+                        + "{\"_id\":4,\"students\":[{\"name\":\"barney\",\"school\":102,\"age\":7}]}]");
+        assertThat(found(query + "&keys=" + q("{\"students\":{\"$elemMatch\":{\"school\":102,\"age\":{\"$gt\":10}}}}")))
+                .isEqualTo("[{\"_id\":1,\"students\":[{\"name\":\"jess\",\"school\":102,\"age\":11}]},{\"_id\":3},"
+                        + "{\"_id\":4,\"students\":[{\"name\":\"ruth\",\"school\":102,\"age\":16}]}]");
+    }
+
+    static final String STUDENTS = "[{\"_id\":1,\"semester\":1,\"grades\":[70,87,90]},{\"_id\":2,\"semester\":1,\"grades\":[90,88,92]},"
+            + "{\"_id\":3,\"semester\":1,\"grades\":[85,100,90]},{\"_id\":4,\"semester\":2,\"grades\":[79,85,80]},"
+            + "{\"_id\":5,\"semester\":2,\"grades\":[88,88,92]},{\"_id\":6,\"semester\":2,\"grades\":[95,90,96]}]";
+
+    // Positional $ (projection) manual: the students collection.
+    @Test
+    void positionalProjection() throws Exception {
+        String c = collection("students", STUDENTS);
+        assertThat(found(c + "?sort=" + q("{\"_id\":1}") + "&filter=" + q("{\"semester\":1,\"grades\":{\"$gte\":85}}")
+                + "&keys=" + q("{\"grades.$\":1}")))
+                .isEqualTo("[{\"_id\":1,\"grades\":[87]},{\"_id\":2,\"grades\":[90]},{\"_id\":3,\"grades\":[85]}]");
+        HttpResponse<String> noCondition = weft.get(c + "?keys=" + q("{\"grades.$\":1}"));
+        assertThat(noCondition.statusCode()).isEqualTo(400);
+        assertThat(error(noCondition)).contains("no condition on 'grades'");
+    }
 }
