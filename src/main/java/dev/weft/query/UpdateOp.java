@@ -52,6 +52,25 @@ abstract class UpdateOp {
         return copy;
     }
 
+    /** An operator on a positional path: the same operator planned at each concrete path it names. */
+    static final class Positional extends UpdateOp {
+        private final java.util.function.Function<Path, UpdateOp> at;
+        private final PositionalPaths paths;
+
+        Positional(UpdateOp template, java.util.function.Function<Path, UpdateOp> at, PositionalPaths paths) {
+            super(template.operator, template.path);
+            this.at = at;
+            this.paths = paths;
+        }
+
+        @Override
+        void plan(JsonNode doc, boolean inserting, List<Change> changes) {
+            for (Path concrete : paths.expand(doc)) {
+                at.apply(concrete).plan(doc, inserting, changes);
+            }
+        }
+    }
+
     /** {@code $set}, {@code $setOnInsert}, and a plain PATCH body's fields. */
     static final class Set extends UpdateOp {
         private final JsonNode value;

@@ -74,8 +74,13 @@ public final class DocumentAccess {
 
     /** A sort path: 400 when the policy hides it, 403 (401) when the response projection does. */
     public void checkSortPath(String path) {
-        policy.checkPath("sort", path);
-        permission.checkShown("sort", path);
+        checkReadPath("sort", path);
+    }
+
+    /** A path {@code param} reads values at (a sort, an array filter): as {@link #checkSortPath}. */
+    public void checkReadPath(String param, String path) {
+        policy.checkPath(param, path);
+        permission.checkShown(param, path);
     }
 
     /** An index key path: 400 when the policy hides it (an index would order by it). */

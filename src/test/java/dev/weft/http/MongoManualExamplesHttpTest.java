@@ -162,4 +162,83 @@ class MongoManualExamplesHttpTest {
         assertThat(noCondition.statusCode()).isEqualTo(400);
         assertThat(error(noCondition)).contains("no condition on 'grades'");
     }
+
+    static void patched(HttpResponse<String> r) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+
+    // Positional $ (update) manual: by-id PATCH with a filter, and the bulk route.
+    @Test
+    void positionalUpdateOfTheElementTheFilterFound() throws Exception {
+        String c = collection("posupdate", "[{\"_id\":1,\"grades\":[85,80,80]},{\"_id\":2,\"grades\":[88,90,92]},"
+                + "{\"_id\":4,\"grades\":[{\"grade\":80,\"mean\":75,\"std\":8},{\"grade\":85,\"mean\":90,\"std\":5},"
+                + "{\"grade\":85,\"mean\":85,\"std\":8}]}]");
+        patched(weft.patch(c + "/1?id_type=NUMBER&filter=" + q("{\"grades\":80}"), "{\"$set\":{\"grades.$\":82}}"));
+        assertThat(found(c + "/1?id_type=NUMBER")).isEqualTo("{\"_id\":1,\"grades\":[85,82,80]}");
+        patched(weft.patch(c + "/*?filter=" + q("{\"grades.grade\":85}"), "{\"$set\":{\"grades.$.std\":6}}"));
+        assertThat(found(c + "/4?id_type=NUMBER")).isEqualTo("{\"_id\":4,\"grades\":[{\"grade\":80,\"mean\":75,\"std\":8},"
+                + "{\"grade\":85,\"mean\":90,\"std\":6},{\"grade\":85,\"mean\":85,\"std\":8}]}");
+        HttpResponse<String> noMatch = weft.patch(c + "/2?id_type=NUMBER&filter=" + q("{\"grades\":80}"), "{\"$set\":{\"grades.$\":1}}");
+        assertThat(noMatch.statusCode()).isEqualTo(400);
+        assertThat(error(noMatch)).contains("did not find the match needed from the query");
+        HttpResponse<String> noFilter = weft.patch(c + "/2?id_type=NUMBER", "{\"$set\":{\"grades.$\":1}}");
+        assertThat(noFilter.statusCode()).isEqualTo(400);
+        assertThat(found(c + "/2?id_type=NUMBER")).isEqualTo("{\"_id\":2,\"grades\":[88,90,92]}");
+    }
+
+    // $[] and $[<identifier>] manuals: every element, and the elements arrayFilters match (nested too).
+    @Test
+    void allPositionalAndFilteredPositionalUpdates() throws Exception {
+        String c = collection("allpos", "[{\"_id\":1,\"grades\":[85,82,80]},{\"_id\":2,\"grades\":[88,90,92]},"
+                + "{\"_id\":3,\"grades\":[85,100,90]}]");
+        String all = c + "/*?filter=" + q("{\"_id\":{\"$gte\":1}}");
+        patched(weft.patch(all, "{\"$inc\":{\"grades.$[]\":10}}"));
+        String byId = c + "?sort=" + q("{\"_id\":1}");
+        assertThat(found(byId)).isEqualTo("[{\"_id\":1,\"grades\":[95,92,90]},{\"_id\":2,\"grades\":[98,100,102]},"
+                + "{\"_id\":3,\"grades\":[95,110,100]}]");
+        patched(weft.patch(all + "&arrayFilters=" + q("[{\"element\":{\"$gte\":100}}]"), "{\"$set\":{\"grades.$[element]\":100}}"));
+        assertThat(found(byId)).isEqualTo("[{\"_id\":1,\"grades\":[95,92,90]},{\"_id\":2,\"grades\":[98,100,100]},"
+                + "{\"_id\":3,\"grades\":[95,100,100]}]");
+        HttpResponse<String> unknown = weft.patch(all, "{\"$set\":{\"grades.$[x]\":1}}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(error(unknown)).contains("no array filter found for identifier 'x'");
+
+        String n = collection("nestedpos", "[{\"_id\":1,\"grades\":[{\"type\":\"quiz\",\"questions\":[10,8,5]},"
+                + "{\"type\":\"quiz\",\"questions\":[8,9,6]},{\"type\":\"hw\",\"questions\":[5,4,3]},"
+                + "{\"type\":\"exam\",\"questions\":[25,10,23,0]}]}]");
+        patched(weft.patch(n + "/1?id_type=NUMBER&arrayFilters=" + q("[{\"t.type\":\"quiz\"},{\"score\":{\"$gte\":8}}]"),
+                "{\"$inc\":{\"grades.$[t].questions.$[score]\":2}}"));
+        assertThat(found(n + "/1?id_type=NUMBER")).isEqualTo("{\"_id\":1,\"grades\":[{\"type\":\"quiz\",\"questions\":[12,10,5]},"
+                + "{\"type\":\"quiz\",\"questions\":[10,11,6]},{\"type\":\"hw\",\"questions\":[5,4,3]},"
+                + "{\"type\":\"exam\",\"questions\":[25,10,23,0]}]}");
+    }
+
+    /** A positional update names its array's elements; protectedFields inside them stay out of reach. */
+    @Test
+    void positionalUpdatesCannotReachProtectedFields() throws Exception {
+        AuthorizationMatrixTest.users(weft);
+        assertThat(weft.put("/db/shop", null).statusCode()).isEqualTo(201);
+        HttpResponse<String> rules = weft.post("/weft/acl", "[{\"_id\":\"shop\",\"roles\":[\"user\"],"
+                + "\"predicate\":\"path-prefix('/db/shop')\",\"protectedFields\":[\"items.price\"],\"allowBulkPatch\":true,"
+                + "\"projectResponse\":{\"items.secret\":0}}]");
+        assertThat(rules.statusCode()).as(rules.body()).isEqualTo(200);
+        assertThat(weft.post("/db/shop", "{\"_id\":\"s1\",\"items\":[{\"price\":5,\"qty\":1}]}").statusCode()).isEqualTo(201);
+        String filter = "?filter=" + q("{\"items.qty\":1}");
+        String byItem = "&arrayFilters=" + q("[{\"i.qty\":1}]");
+        for (String[] request : new String[][] {
+                {"/db/shop/s1" + filter, "{\"$set\":{\"items.$\":{\"qty\":1}}}"},
+                {"/db/shop/*" + filter, "{\"$inc\":{\"items.$.price\":-5}}"},
+                {"/db/shop/*" + filter + byItem, "{\"$mul\":{\"items.$[i].price\":0}}"},
+                {"/db/shop/s1?x=1" + byItem, "{\"$unset\":{\"items.$[i].price\":1}}"}}) {
+            HttpResponse<String> r = AuthorizationMatrixTest.send(weft, "alice", "PATCH", request[0], request[1]);
+            assertThat(r.statusCode()).as(request[0] + " " + request[1] + ": " + r.body()).isEqualTo(403);
+            assertThat(r.body()).contains("items.price");
+        }
+        HttpResponse<String> probe = AuthorizationMatrixTest.send(weft, "alice", "PATCH",
+                "/db/shop/s1?arrayFilters=" + q("[{\"i.secret\":1}]"), "{\"$set\":{\"items.$[i].seen\":true}}");
+        assertThat(probe.statusCode()).as(probe.body()).isEqualTo(403);
+        assertThat(error(probe)).contains("items.secret");
+        patched(AuthorizationMatrixTest.send(weft, "alice", "PATCH", "/db/shop/*" + filter + byItem, "{\"$inc\":{\"items.$[i].qty\":1}}"));
+        assertThat(found("/db/shop/s1")).isEqualTo("{\"_id\":\"s1\",\"items\":[{\"price\":5,\"qty\":2}]}");
+    }
 }
