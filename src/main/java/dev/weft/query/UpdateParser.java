@@ -188,13 +188,13 @@ final class UpdateParser {
     }
 
     private static UpdateOp currentDate(Path path, JsonNode arg) {
-        boolean date = (arg.isBoolean() && arg.booleanValue())
-                || (arg.isObject() && arg.size() == 1 && "date".equals(arg.path("$type").stringValue(null)));
-        if (!date) {
-            throw WeftException.badRequest("$currentDate at '" + path + "' needs true or {\"$type\": \"date\"}"
-                    + " (timestamps are not supported)");
+        String type = arg.isBoolean() && arg.booleanValue() ? "date"
+                : arg.isObject() && arg.size() == 1 ? arg.path("$type").stringValue(null) : null;
+        if (!"date".equals(type) && !"timestamp".equals(type)) {
+            throw WeftException.badRequest("$currentDate at '" + path + "' needs true, {\"$type\": \"date\"}"
+                    + " or {\"$type\": \"timestamp\"}");
         }
-        return new UpdateOp.CurrentDate(path);
+        return new UpdateOp.CurrentDate(path, type.equals("timestamp"));
     }
 
     /** True for {@code {$each: ...}} and other modifier documents; false for values. */

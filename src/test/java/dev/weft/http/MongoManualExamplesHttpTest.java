@@ -241,4 +241,22 @@ class MongoManualExamplesHttpTest {
         patched(AuthorizationMatrixTest.send(weft, "alice", "PATCH", "/db/shop/*" + filter + byItem, "{\"$inc\":{\"items.$[i].qty\":1}}"));
         assertThat(found("/db/shop/s1")).isEqualTo("{\"_id\":\"s1\",\"items\":[{\"price\":5,\"qty\":2}]}");
     }
+
+    // $currentDate manual: a date and a timestamp in one update.
+    @Test
+    void currentDateAsDateAndTimestamp() throws Exception {
+        String c = collection("customers", "[{\"_id\":1,\"status\":\"a\",\"lastModified\":{\"$date\":\"2013-10-02T01:11:18.965Z\"}}]");
+        long before = System.currentTimeMillis();
+        patched(weft.patch(c + "/1?id_type=NUMBER", "{\"$currentDate\":{\"lastModified\":true,\"cancellation.date\":{\"$type\":\"timestamp\"}},"
+                + "\"$set\":{\"cancellation.reason\":\"user request\",\"status\":\"D\"}}"));
+        JsonNode doc = json(weft.get(c + "/1?id_type=NUMBER"));
+        assertThat(doc.get("status").asString()).isEqualTo("D");
+        assertThat(doc.get("lastModified").get("$date").isNumber() ? doc.get("lastModified").get("$date").longValue()
+                : java.time.Instant.parse(doc.get("lastModified").get("$date").asString()).toEpochMilli())
+                .isBetween(before, System.currentTimeMillis());
+        assertThat(doc.get("cancellation").get("reason").asString()).isEqualTo("user request");
+        JsonNode timestamp = doc.get("cancellation").get("date").get("$timestamp");
+        assertThat(timestamp.get("t").longValue()).isBetween(before / 1000, System.currentTimeMillis() / 1000);
+        assertThat(timestamp.get("i").longValue()).isPositive();
+    }
 }

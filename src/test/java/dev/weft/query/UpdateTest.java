@@ -122,7 +122,7 @@ class UpdateTest {
                 Arguments.of("{$pop: {a: 2}}", "{}", "$pop"),
                 Arguments.of("{$rename: {a: 1}}", "{}", "$rename"),
                 Arguments.of("{$rename: {a: 'a.b'}}", "{}", "overlap"),
-                Arguments.of("{$currentDate: {a: {$type: 'timestamp'}}}", "{}", "timestamp"),
+                Arguments.of("{$currentDate: {a: {$type: 'time'}}}", "{}", "timestamp"),
                 Arguments.of("{$set: {'a.$': 1}}", "{}", "no condition on 'a'"),
                 Arguments.of("{$set: {'$[]': 1}}", "{}", "not allowed"),
                 Arguments.of("{$rename: {'a.$[]': 'b'}}", "{}", "not allowed"),
@@ -176,6 +176,17 @@ class UpdateTest {
         assertThat(Values.isDate(doc.get("t"))).isTrue();
         assertThat(doc.get("t").get("$date").longValue()).isBetween(before, after);
         assertThat(Values.isDate(doc.get("u"))).isTrue();
+    }
+
+    @Test
+    void currentDateAsTimestampIsSecondsAndAnIncreasingIncrement() {
+        long before = System.currentTimeMillis() / 1000;
+        ObjectNode doc = o("{}");
+        Update.parse(j("{$currentDate: {t: {$type: 'timestamp'}, u: {$type: 'timestamp'}}}"), QueryLimits.defaults()).apply(doc, false);
+        long after = System.currentTimeMillis() / 1000;
+        assertThat(doc.get("t").get("$timestamp").get("t").longValue()).isBetween(before, after);
+        assertThat(doc.get("t").get("$timestamp").get("i").longValue()).isPositive();
+        assertThat(Values.compare(doc.get("t"), doc.get("u"))).as("%s < %s", doc.get("t"), doc.get("u")).isNegative();
     }
 
     @Test
