@@ -101,8 +101,7 @@ final class BulkWritePlan {
         Namespace ns = api.namespace(ex);
         DocumentAccess access = ex.context().access(ns);
         Filter filter = requiredFilter(ex, api, access);
-        // admitted first: a protected path is 403 even where the update is unsupported
-        Update update = Update.parse(access.admitUpdate(api.objectBody(ex)), api.limits());
+        Update update = WritePlan.parseUpdate(ex, api, access, ReadParams.filterSpecs(ex, api));
         api.existingCollection(ns);
         UpdateCheck check = UpdateCheck.of(access);
         return new BulkWritePlan(ex, api, ns, List.of(), (store, durability) -> {

@@ -95,7 +95,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     /** How documents are shown to this request: its {@code keys} under {@code access}. */
     static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access) {
-        return access.view(keys(ex, api), api.json());
+        return access.view(keys(ex, api), filterSpecs(ex, api), api.json());
     }
 
     /** The {@code keys} parameters merged into one projection spec; empty when there are none. */

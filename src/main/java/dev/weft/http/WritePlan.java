@@ -92,13 +92,27 @@ final class WritePlan {
         DocumentAccess access = ex.context().access(ns);
         DocumentIds.checkWritable(id, api.settings().maxIdBytes()); // wm=upsert may create it
         access.checkUpsertId(id);
-        // admitted first: a protected path is 403 even where the update is unsupported
-        Update update = Update.parse(access.admitUpdate(api.objectBody(ex)), api.limits());
+        List<JsonNode> query = ReadParams.filterSpecs(ex, api);
+        access.readFilter(query, api.limits()); // checked as a read's: it decides what a '$' updates
+        Update update = parseUpdate(ex, api, access, query);
         api.existingCollection(ns);
         UpdateCheck check = UpdateCheck.of(access);
         return new WritePlan(ex, api, ns, id, WriteModes.parse(ex, WriteMode.UPDATE),
                 (stored, m, ifMatch) -> new WriteOp.UpdateOne(ns, id, update, m, ifMatch, check.forOp()),
                 Optional.of(check));
+    }
+
+    /**
+     * A PATCH body, admitted first (a protected path is 403 even where the update is
+     * unsupported), with {@code query} for its {@code $} and the {@code arrayFilters} parameter
+     * for its {@code $[id]}, whose paths are checked as a read's filter would be.
+     */
+    static Update parseUpdate(Exchange ex, Api api, DocumentAccess access, List<JsonNode> query) {
+        ObjectNode body = access.admitUpdate(api.objectBody(ex));
+        JsonNode arrayFilters = ex.param("arrayFilters").map(raw -> ReadParams.jsonParam(api, "arrayFilters", raw)).orElse(null);
+        Update update = Update.parse(body, api.limits(), query, arrayFilters);
+        update.probedPaths().forEach(path -> access.checkReadPath("arrayFilters", path));
+        return update;
     }
 
     /** DELETE of the document with {@code id}. */

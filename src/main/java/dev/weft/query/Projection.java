@@ -1,5 +1,7 @@
 package dev.weft.query;
 
+import java.util.List;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -21,8 +23,24 @@ public interface Projection {
         return true;
     }
 
-    /** Compiles a projection; 400 for mixed inclusion and exclusion, path collisions, operators. */
+    /**
+     * The array paths whose elements the projection tests ({@code $elemMatch}): what it shows
+     * depends on values there, so a reader who may not see them may not use it.
+     */
+    default Set<String> probedPaths() {
+        return Set.of();
+    }
+
+    /** Compiles a projection without a query: a positional {@code a.$} is refused (400). */
     static Projection parse(JsonNode spec) {
-        return ProjectionTree.parse(spec);
+        return parse(spec, List.of());
+    }
+
+    /**
+     * Compiles a projection; 400 for mixed inclusion and exclusion, path collisions, unknown
+     * operators. {@code query} (filter specs, ANDed) is what a positional {@code a.$} refers to.
+     */
+    static Projection parse(JsonNode spec, List<JsonNode> query) {
+        return ProjectionTree.parse(spec, query);
     }
 }

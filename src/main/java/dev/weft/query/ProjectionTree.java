@@ -3,7 +3,10 @@ package dev.weft.query;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -14,44 +17,57 @@ import tools.jackson.databind.node.ObjectNode;
  * elements); exclusion copies everything but them. {@code _id} is included unless {@code _id:0};
  * {@code _id:0} is the only exclusion allowed in an inclusion, and {@code _id:1} in an exclusion
  * changes nothing. Paths name fields only: a numeric segment is a field name, not an index.
+ *
+ * <p>MongoDB's nested form {@code {size: {uom: 1}}} is {@code {"size.uom": 1}}. A leaf may carry
+ * an array operator ({@link ArrayProjection}): {@code $slice} (kept in either mode, and alone it
+ * makes an exclusion), {@code $elemMatch} and positional {@code a.$} (both inclusions).
  */
 final class ProjectionTree implements Projection {
     private static final Projection IDENTITY = document -> (ObjectNode) document;
 
     private final Map<String, ProjectionTree> children = new LinkedHashMap<>();
+    /** The leaves among {@link #children} that transform their array rather than copy it. */
+    private final Map<String, UnaryOperator<JsonNode>> operators = new LinkedHashMap<>();
     private final boolean inclusion;
+    private final Set<String> probed;
 
-    private ProjectionTree(boolean inclusion) {
+    private ProjectionTree(boolean inclusion, Set<String> probed) {
         this.inclusion = inclusion;
+        this.probed = probed;
     }
 
-    static Projection parse(JsonNode spec) {
+    static Projection parse(JsonNode spec, List<JsonNode> query) {
         if (spec == null || !spec.isObject()) {
             throw WeftException.badRequest("keys must be a JSON object");
         }
+        List<ProjectionLeaf> leaves = ProjectionLeaf.flatten(spec, query);
         Boolean inclusion = null;
         Boolean includeId = null;
-        for (Map.Entry<String, JsonNode> e : spec.properties()) {
-            boolean include = flag(e.getKey(), e.getValue());
-            if (e.getKey().equals("_id")) {
-                includeId = include;
+        boolean anyOperator = false;
+        for (ProjectionLeaf leaf : leaves) {
+            anyOperator |= leaf.operator() != null;
+            if (leaf.path().equals("_id") && leaf.operator() == null) {
+                includeId = leaf.include();
+            } else if (leaf.include() == null) {
+                continue; // $slice keeps either mode
             } else if (inclusion == null) {
-                inclusion = include;
-            } else if (inclusion != include) {
-                throw WeftException.badRequest("keys cannot mix inclusion and exclusion (at '" + e.getKey() + "')");
+                inclusion = leaf.include();
+            } else if (inclusion != leaf.include()) {
+                throw WeftException.badRequest("keys cannot mix inclusion and exclusion (at '" + leaf.path() + "')");
             }
         }
         if (inclusion == null) {
-            if (includeId == null) {
+            if (includeId == null && !anyOperator) {
                 return IDENTITY;
             }
-            inclusion = includeId; // {_id: 1} keeps only _id; {_id: 0} drops only _id
+            // {_id: 1} keeps only _id; {_id: 0} drops only _id; $slice alone keeps everything else
+            inclusion = anyOperator ? Boolean.FALSE : includeId;
         }
-        ProjectionTree root = new ProjectionTree(inclusion);
-        for (Map.Entry<String, JsonNode> e : spec.properties()) {
-            boolean isId = e.getKey().equals("_id");
+        ProjectionTree root = new ProjectionTree(inclusion, ProjectionLeaf.probed(leaves));
+        for (ProjectionLeaf leaf : leaves) {
+            boolean isId = leaf.path().equals("_id") && leaf.operator() == null;
             if (!isId || includeId == inclusion) {
-                root.add(Path.of(e.getKey()), e.getKey());
+                root.add(Path.of(leaf.path()), leaf.path(), leaf.operator());
             }
         }
         if (inclusion && includeId == null) {
@@ -60,18 +76,7 @@ final class ProjectionTree implements Projection {
         return root;
     }
 
-    private static boolean flag(String name, JsonNode value) {
-        if (value.isBoolean()) {
-            return value.booleanValue();
-        }
-        if (value.isNumber()) {
-            return value.doubleValue() != 0;
-        }
-        throw WeftException.badRequest("keys: '" + name + "' must be 0, 1, true or false"
-                + (value.isObject() ? " (projection operators are not supported)" : ""));
-    }
-
-    private void add(Path path, String dotted) {
+    private void add(Path path, String dotted, UnaryOperator<JsonNode> operator) {
         ProjectionTree node = this;
         for (int i = 0; i < path.length(); i++) {
             String name = path.field(i);
@@ -84,8 +89,11 @@ final class ProjectionTree implements Projection {
                 node = child;
             } else if (last) {
                 node.children.put(name, null);
+                if (operator != null) {
+                    node.operators.put(name, operator);
+                }
             } else {
-                ProjectionTree child = new ProjectionTree(inclusion);
+                ProjectionTree child = new ProjectionTree(inclusion, Set.of());
                 node.children.put(name, child);
                 node = child;
             }
@@ -95,6 +103,11 @@ final class ProjectionTree implements Projection {
     @Override
     public ObjectNode apply(JsonNode document) {
         return project(document);
+    }
+
+    @Override
+    public Set<String> probedPaths() {
+        return probed;
     }
 
     @Override
@@ -112,7 +125,8 @@ final class ProjectionTree implements Projection {
             }
             ProjectionTree child = node.children.get(name);
             if (child == null) {
-                return node.inclusion; // a named leaf: kept whole, or dropped whole
+                // a named leaf: kept whole, or dropped whole; an array operator drops elements
+                return node.inclusion && !node.operators.containsKey(name);
             }
             node = child;
         }
@@ -136,7 +150,13 @@ final class ProjectionTree implements Projection {
                 continue;
             }
             ProjectionTree child = children.get(name);
-            if (child == null) {
+            UnaryOperator<JsonNode> operator = operators.get(name);
+            if (operator != null) {
+                JsonNode result = operator.apply(value);
+                if (result != null) {
+                    out.set(name, result);
+                }
+            } else if (child == null) {
                 if (inclusion) {
                     out.set(name, value);
                 }

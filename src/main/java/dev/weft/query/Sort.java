@@ -11,13 +11,17 @@ import tools.jackson.databind.JsonNode;
 /**
  * A sort specification: JSON {@code {"a":1,"b":-1}} or RESTHeart's {@code +a,-b} / {@code a}
  * strings. Compares documents with MongoDB's order; for an array field, ascending sorts use its
- * smallest element and descending its largest. A missing field sorts as null; an empty array as
- * itself (the key an index holds for it). Ties compare 0: the store breaks them by {@code _id}.
+ * smallest element and descending its largest. A missing field sorts as null; an empty array
+ * below null and missing (MongoDB: first ascending, last descending). An index serves a sort only
+ * while it is not multikey, so it never holds an empty array's key when it does. Ties compare 0:
+ * the store breaks them by {@code _id}.
  */
 public record Sort(List<IndexField> fields) {
     public static final Sort ID_DESCENDING = new Sort(List.of(new IndexField("_id", -1)));
 
     private static final Json JSON = Json.standard();
+    /** The sort key of an empty array, compared by identity: below every value. */
+    private static final JsonNode EMPTY_ARRAY = Json.NODES.arrayNode();
 
     public Sort {
         fields = List.copyOf(fields);
@@ -28,7 +32,7 @@ public record Sort(List<IndexField> fields) {
         return (a, b) -> {
             for (int i = 0; i < paths.size(); i++) {
                 boolean descending = fields.get(i).direction() < 0;
-                int c = Values.compare(sortKey(a, paths.get(i), descending), sortKey(b, paths.get(i), descending));
+                int c = compareKeys(sortKey(a, paths.get(i), descending), sortKey(b, paths.get(i), descending));
                 if (c != 0) {
                     return descending ? -c : c;
                 }
@@ -42,7 +46,10 @@ public record Sort(List<IndexField> fields) {
         JsonNode[] best = new JsonNode[1];
         boolean[] seen = new boolean[1];
         path.walk(doc, leaf -> {
-            if (leaf != null && leaf.isArray() && !leaf.isEmpty()) {
+            if (leaf != null && leaf.isArray()) {
+                if (leaf.isEmpty()) {
+                    consider(EMPTY_ARRAY, best, seen, greatest);
+                }
                 for (JsonNode element : leaf) {
                     consider(element, best, seen, greatest);
                 }
@@ -60,10 +67,17 @@ public record Sort(List<IndexField> fields) {
             best[0] = value;
             return;
         }
-        int c = Values.compare(value, best[0]);
+        int c = compareKeys(value, best[0]);
         if (greatest ? c > 0 : c < 0) {
             best[0] = value;
         }
+    }
+
+    private static int compareKeys(JsonNode a, JsonNode b) {
+        if (a == EMPTY_ARRAY || b == EMPTY_ARRAY) {
+            return Boolean.compare(a != EMPTY_ARRAY, b != EMPTY_ARRAY);
+        }
+        return Values.compare(a, b);
     }
 
     /**

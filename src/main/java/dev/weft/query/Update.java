@@ -1,5 +1,7 @@
 package dev.weft.query;
 
+import java.util.List;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -19,6 +21,24 @@ public interface Update {
      * document is unchanged: every operator is checked against it before any is written.
      */
     static Update parse(JsonNode spec, QueryLimits limits) {
-        return UpdateParser.parse(spec, limits);
+        return parse(spec, limits, List.of(), null);
+    }
+
+    /**
+     * {@link #parse(JsonNode, QueryLimits)} for positional paths: {@code query} (filter specs,
+     * ANDed) is what {@code a.$} refers to, and must match a document for it to be updated
+     * through {@code $}; {@code arrayFilters} (a JSON array, or null) holds the filters of
+     * {@code a.$[id]}.
+     */
+    static Update parse(JsonNode spec, QueryLimits limits, List<JsonNode> query, JsonNode arrayFilters) {
+        return UpdateParser.parse(spec, limits, query, arrayFilters);
+    }
+
+    /**
+     * The document paths the update's array filters read, array positions dropped: what a
+     * writer who may not see them may not use.
+     */
+    default Set<String> probedPaths() {
+        return Set.of();
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * One update operator on one path. {@link #plan} reads the document and says what to write,
@@ -50,6 +51,25 @@ abstract class UpdateOp {
             copy.addAll(array);
         }
         return copy;
+    }
+
+    /** An operator on a positional path: the same operator planned at each concrete path it names. */
+    static final class Positional extends UpdateOp {
+        private final java.util.function.Function<Path, UpdateOp> at;
+        private final PositionalPaths paths;
+
+        Positional(UpdateOp template, java.util.function.Function<Path, UpdateOp> at, PositionalPaths paths) {
+            super(template.operator, template.path);
+            this.at = at;
+            this.paths = paths;
+        }
+
+        @Override
+        void plan(JsonNode doc, boolean inserting, List<Change> changes) {
+            for (Path concrete : paths.expand(doc)) {
+                at.apply(concrete).plan(doc, inserting, changes);
+            }
+        }
     }
 
     /** {@code $set}, {@code $setOnInsert}, and a plain PATCH body's fields. */
@@ -155,14 +175,35 @@ abstract class UpdateOp {
         }
     }
 
+    /**
+     * {@code $currentDate}: a date, or a timestamp as Extended JSON {@code {"$timestamp": {"t":
+     * seconds, "i": increment}}}, the increment counting the timestamps made in the same second
+     * so that they are distinct and ordered. A timestamp compares as the object it is written as:
+     * by {@code t}, then {@code i} among timestamps, but in the object bracket among other types.
+     */
     static final class CurrentDate extends UpdateOp {
-        CurrentDate(Path path) {
+        private static final java.util.concurrent.atomic.AtomicLong LAST = new java.util.concurrent.atomic.AtomicLong();
+
+        private final boolean timestamp;
+
+        CurrentDate(Path path, boolean timestamp) {
             super("$currentDate", path);
+            this.timestamp = timestamp;
         }
 
         @Override
         void plan(JsonNode doc, boolean inserting, List<Change> changes) {
-            changes.add(new Change(this, path, Json.NODES.objectNode().put("$date", System.currentTimeMillis())));
+            long now = System.currentTimeMillis();
+            JsonNode value = timestamp ? timestamp(now / 1000) : Json.NODES.objectNode().put("$date", now);
+            changes.add(new Change(this, path, value));
+        }
+
+        /** Seconds in the high 32 bits, increment in the low: one atomic counter orders them all. */
+        private static JsonNode timestamp(long seconds) {
+            long packed = LAST.updateAndGet(last -> (last >>> 32) >= seconds ? last + 1 : (seconds << 32) | 1);
+            ObjectNode ts = Json.NODES.objectNode();
+            ts.putObject("$timestamp").put("t", packed >>> 32).put("i", packed & 0xFFFFFFFFL);
+            return ts;
         }
     }
 

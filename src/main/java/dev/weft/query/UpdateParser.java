@@ -14,23 +14,31 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Compiles a PATCH body into {@link UpdateOp}s. Refused with 400: unknown operators, operands of
  * the wrong type, a body mixing operators and plain fields, two operators on overlapping paths
- * ({@code a} and {@code a.b}), any operator but {@code $set}/{@code $setOnInsert} on {@code _id}
- * (those two only when the value is unchanged, checked when applied), positional paths.
+ * ({@code a} and {@code a.b}; a positional segment overlaps any), any operator but
+ * {@code $set}/{@code $setOnInsert} on {@code _id} (those two only when the value is unchanged,
+ * checked when applied), {@code $rename} of positional paths, a {@code $} without a query
+ * condition on its array, a {@code $[id]} without its array filter, an array filter not used.
  */
 final class UpdateParser {
     private final QueryLimits limits;
     private final List<UpdateOp> ops = new ArrayList<>();
     private final List<Path> touched = new ArrayList<>();
+    private final List<JsonNode> query;
+    private final Filter queryFilter;
+    private final ArrayFilters arrayFilters;
 
-    private UpdateParser(QueryLimits limits) {
+    private UpdateParser(QueryLimits limits, List<JsonNode> query, ArrayFilters arrayFilters) {
         this.limits = limits;
+        this.query = query;
+        this.queryFilter = Filter.and(query.stream().map(q -> Filter.parse(q, limits)).toList());
+        this.arrayFilters = arrayFilters;
     }
 
-    static Update parse(JsonNode spec, QueryLimits limits) {
+    static Update parse(JsonNode spec, QueryLimits limits, List<JsonNode> query, JsonNode arrayFilters) {
         if (spec == null || !spec.isObject()) {
             throw WeftException.badRequest("update must be a JSON object");
         }
-        UpdateParser parser = new UpdateParser(limits);
+        UpdateParser parser = new UpdateParser(limits, query, ArrayFilters.parse(arrayFilters, limits));
         Boolean operators = null;
         for (Map.Entry<String, JsonNode> e : spec.properties()) {
             boolean isOperator = e.getKey().startsWith("$");
@@ -45,7 +53,8 @@ final class UpdateParser {
             }
         }
         parser.checkConflicts();
-        return new CompiledUpdate(List.copyOf(parser.ops));
+        parser.arrayFilters.checkAllUsed();
+        return new CompiledUpdate(List.copyOf(parser.ops), parser.arrayFilters.probedPaths());
     }
 
     private void operator(String op, JsonNode fields) {
@@ -56,7 +65,16 @@ final class UpdateParser {
             JsonNode arg = e.getValue();
             boolean mayTouchId = op.equals("$set") || op.equals("$setOnInsert");
             Path path = path(op, e.getKey(), mayTouchId);
-            add(switch (op) {
+            java.util.function.Function<Path, UpdateOp> at = p -> make(op, p, arg);
+            UpdateOp template = at.apply(path);
+            PositionalPaths positions = positions(op, path);
+            add(positions == null ? template : new UpdateOp.Positional(template, at, positions));
+        }
+    }
+
+    /** One operator at one path; called again at each concrete path of a positional one. */
+    private UpdateOp make(String op, Path path, JsonNode arg) {
+        return switch (op) {
                 case "$set" -> new UpdateOp.Set(op, path, arg, false);
                 case "$setOnInsert" -> new UpdateOp.Set(op, path, arg, true);
                 case "$unset" -> new UpdateOp.Unset(path);
@@ -71,8 +89,39 @@ final class UpdateParser {
                 case "$pop" -> pop(path, arg);
                 case "$bit", "$" -> throw WeftException.badRequest("update operator " + op + " is not supported");
                 default -> throw WeftException.badRequest("unknown update operator " + op);
-            });
+        };
+    }
+
+    /** The positional segments of a path compiled, or null when it has none. */
+    private PositionalPaths positions(String op, Path path) {
+        PositionalMatch first = null;
+        for (int i = 0; i < path.length(); i++) {
+            String segment = path.field(i);
+            if (segment.equals("$")) {
+                for (int k = 0; k < i; k++) {
+                    if (PositionalPaths.isPositional(path.field(k))) {
+                        throw WeftException.badRequest(op + " at '" + path + "': '$' cannot follow another positional operator");
+                    }
+                }
+                if (first != null) {
+                    throw WeftException.badRequest(op + " at '" + path + "': too many positional '$' elements");
+                }
+                first = PositionalMatch.of(query, prefix(path, i), op + " at '" + path + "'");
+            } else if (PositionalPaths.identifier(segment) != null) {
+                arrayFilters.use(PositionalPaths.identifier(segment), prefix(path, i), op, path);
+            }
         }
+        boolean positional = first != null
+                || java.util.stream.IntStream.range(0, path.length()).anyMatch(i -> PositionalPaths.isPositional(path.field(i)));
+        return positional ? new PositionalPaths(path, op, first, queryFilter, arrayFilters.filters()) : null;
+    }
+
+    private static String prefix(Path path, int end) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < end; i++) {
+            b.append(i == 0 ? "" : ".").append(path.field(i));
+        }
+        return b.toString();
     }
 
     private void add(UpdateOp op) {
@@ -83,8 +132,10 @@ final class UpdateParser {
     private Path path(String op, String dotted, boolean mayBeId) {
         Path path = Path.of(dotted);
         for (int i = 0; i < path.length(); i++) {
-            if (path.field(i).startsWith("$")) {
-                throw WeftException.badRequest(op + " at '" + dotted + "': positional operators and $-prefixed names are not supported");
+            String segment = path.field(i);
+            if (segment.startsWith("$") && (!PositionalPaths.isPositional(segment) || op.equals("$rename") || i == 0)) {
+                throw WeftException.badRequest(op + " at '" + dotted + "': " + (PositionalPaths.isPositional(segment)
+                        ? "positional operators are not allowed here" : "$-prefixed field names are not supported"));
             }
         }
         if (path.field(0).equals("_id") && (!mayBeId || path.length() > 1)) {
@@ -98,11 +149,23 @@ final class UpdateParser {
             for (int j = i + 1; j < touched.size(); j++) {
                 Path a = touched.get(i);
                 Path b = touched.get(j);
-                if (a.startsWith(b) || b.startsWith(a)) {
+                if (overlap(a, b)) {
                     throw WeftException.badRequest("update paths '" + a + "' and '" + b + "' conflict");
                 }
             }
         }
+    }
+
+    /** One path is the other or lies inside it; a positional segment may be any element. */
+    private static boolean overlap(Path a, Path b) {
+        for (int i = 0; i < Math.min(a.length(), b.length()); i++) {
+            String x = a.field(i);
+            String y = b.field(i);
+            if (!x.equals(y) && !PositionalPaths.isPositional(x) && !PositionalPaths.isPositional(y)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static JsonNode number(String op, Path path, JsonNode arg) {
@@ -125,13 +188,13 @@ final class UpdateParser {
     }
 
     private static UpdateOp currentDate(Path path, JsonNode arg) {
-        boolean date = (arg.isBoolean() && arg.booleanValue())
-                || (arg.isObject() && arg.size() == 1 && "date".equals(arg.path("$type").stringValue(null)));
-        if (!date) {
-            throw WeftException.badRequest("$currentDate at '" + path + "' needs true or {\"$type\": \"date\"}"
-                    + " (timestamps are not supported)");
+        String type = arg.isBoolean() && arg.booleanValue() ? "date"
+                : arg.isObject() && arg.size() == 1 ? arg.path("$type").stringValue(null) : null;
+        if (!"date".equals(type) && !"timestamp".equals(type)) {
+            throw WeftException.badRequest("$currentDate at '" + path + "' needs true, {\"$type\": \"date\"}"
+                    + " or {\"$type\": \"timestamp\"}");
         }
-        return new UpdateOp.CurrentDate(path);
+        return new UpdateOp.CurrentDate(path, type.equals("timestamp"));
     }
 
     /** True for {@code {$each: ...}} and other modifier documents; false for values. */
@@ -209,7 +272,7 @@ final class UpdateParser {
     }
 
     /** The parsed update: plans every operator, then writes, then describes what changed. */
-    private record CompiledUpdate(List<UpdateOp> ops) implements Update {
+    private record CompiledUpdate(List<UpdateOp> ops, java.util.Set<String> probedPaths) implements Update {
         @Override
         public UpdateDescription apply(ObjectNode document, boolean inserting) {
             List<UpdateOp.Change> changes = new ArrayList<>(ops.size());

@@ -74,8 +74,13 @@ public final class DocumentAccess {
 
     /** A sort path: 400 when the policy hides it, 403 (401) when the response projection does. */
     public void checkSortPath(String path) {
-        policy.checkPath("sort", path);
-        permission.checkShown("sort", path);
+        checkReadPath("sort", path);
+    }
+
+    /** A path {@code param} reads values at (a sort, an array filter): as {@link #checkSortPath}. */
+    public void checkReadPath(String param, String path) {
+        policy.checkPath(param, path);
+        permission.checkShown(param, path);
     }
 
     /** An index key path: 400 when the policy hides it (an index would order by it). */
@@ -108,9 +113,20 @@ public final class DocumentAccess {
      * 400 when the keys touch what the policy hides.
      */
     public View view(Optional<ObjectNode> keys, Json json) {
+        return view(keys, List.of(), json);
+    }
+
+    /**
+     * {@link #view(Optional, Json)} for a read whose {@code filter}s are {@code query}: what a
+     * positional {@code a.$} in the keys refers to. An {@code $elemMatch} in the keys tests its
+     * array: 403 (401) when the response projection hides any of it, as for a filter.
+     */
+    public View view(Optional<ObjectNode> keys, List<JsonNode> query, Json json) {
         Optional<Projection> client = keys.map(k -> {
             policy.checkQuery("keys", k);
-            return Projection.parse(k);
+            Projection parsed = Projection.parse(k, query);
+            parsed.probedPaths().forEach(path -> permission.checkShown("keys", path));
+            return parsed;
         });
         Optional<Projection> acl = permission.projection();
         Optional<Projection> both = client.isEmpty() || acl.isEmpty()

@@ -6,6 +6,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.UpdateDescription;
+import dev.weft.query.Values;
 import dev.weft.store.ChangeEvent.Operation;
 import dev.weft.store.WriteOp.WriteMode;
 import dev.weft.store.WriteResult.Outcome;
@@ -252,9 +253,10 @@ public abstract class AbstractDocumentWrites<T, C> {
         return etag.isObject() && etag.has("$oid") ? etag.get("$oid").asString() : etag.asString();
     }
 
+    /** Compares by BSON value, as MongoDB matches _id: a stored int 1 is the URL's long 1 (or 1.0). */
     private static void keepId(ObjectNode doc, JsonNode id) {
         JsonNode now = doc.get("_id");
-        if (now == null || !now.equals(id)) {
+        if (now == null || !Values.equal(now, id)) {
             throw WeftException.badRequest("an update cannot change _id");
         }
     }

@@ -28,7 +28,16 @@ class ProjectionTest {
                 Arguments.of("exclusion of _id only", "{_id: 0}", "{a: 1, b: {c: 2, d: 3}, e: [{c: 4, d: 5}, 6, [{c: 7}]], f: 'x'}"),
                 Arguments.of("exclusion with _id 1", "{_id: 1, a: 0, b: 0, e: 0}", "{_id: 1, f: 'x'}"),
                 Arguments.of("exclusion dotted", "{'b.c': 0, e: 0}", "{_id: 1, a: 1, b: {d: 3}, f: 'x'}"),
-                Arguments.of("exclusion dotted through arrays keeps scalars", "{'e.c': 0}", "{_id: 1, a: 1, b: {c: 2, d: 3}, e: [{d: 5}, 6, [{}]], f: 'x'}"));
+                Arguments.of("exclusion dotted through arrays keeps scalars", "{'e.c': 0}", "{_id: 1, a: 1, b: {c: 2, d: 3}, e: [{d: 5}, 6, [{}]], f: 'x'}"),
+                Arguments.of("nested inclusion form", "{b: {c: 1}}", "{_id: 1, b: {c: 2}}"),
+                Arguments.of("nested exclusion form", "{b: {c: 0}, e: 0}", "{_id: 1, a: 1, b: {d: 3}, f: 'x'}"),
+                Arguments.of("$slice alone keeps every other field", "{e: {$slice: 1}, _id: 0}", "{a: 1, b: {c: 2, d: 3}, e: [{c: 4, d: 5}], f: 'x'}"),
+                Arguments.of("$slice -n takes the last n", "{e: {$slice: -2}, a: 1}", "{_id: 1, a: 1, e: [6, [{c: 7}]]}"),
+                Arguments.of("$slice [skip, limit]", "{e: {$slice: [1, 5]}, a: 0}", "{_id: 1, b: {c: 2, d: 3}, e: [6, [{c: 7}]], f: 'x'}"),
+                Arguments.of("$slice [negative skip, limit]", "{e: {$slice: [-2, 1]}, f: 1}", "{_id: 1, e: [6], f: 'x'}"),
+                Arguments.of("$slice of a scalar keeps it", "{a: {$slice: 1}, f: 1}", "{_id: 1, a: 1, f: 'x'}"),
+                Arguments.of("$elemMatch keeps the first match", "{e: {$elemMatch: {d: {$gt: 1}}}}", "{_id: 1, e: [{c: 4, d: 5}]}"),
+                Arguments.of("$elemMatch without a match drops the field", "{e: {$elemMatch: {d: 9}}, f: 1}", "{_id: 1, f: 'x'}"));
     }
 
     @ParameterizedTest(name = "{0}: {1}")
@@ -42,7 +51,14 @@ class ProjectionTest {
                 Arguments.of("{a: 1, b: 0}", "mix"),
                 Arguments.of("{a: 1, 'a.b': 1}", "collision"),
                 Arguments.of("{'a.b': 0, a: 0}", "collision"),
-                Arguments.of("{a: {$slice: 1}}", "not supported"),
+                Arguments.of("{a: {$max: 1}}", "not supported"),
+                Arguments.of("{a: {$slice: [1, 0]}}", "positive limit"),
+                Arguments.of("{a: {$slice: 'x'}}", "integer"),
+                Arguments.of("{'a.b': {$elemMatch: {c: 1}}}", "nested"),
+                Arguments.of("{a: {$elemMatch: {c: 1}}, b: 0}", "mix"),
+                Arguments.of("{'a.$': 1}", "no condition on 'a'"),
+                Arguments.of("{'a.$.b': 1}", "positional"),
+                Arguments.of("{a: {}}", "empty"),
                 Arguments.of("{a: 'yes'}", "'a'"),
                 Arguments.of("{'a..b': 1}", "a..b"),
                 Arguments.of("1", "object"));
@@ -84,5 +100,32 @@ class ProjectionTest {
     @MethodSource("shown")
     void showsOnlyPathsWhoseValuesSurvive(String keys, String path, boolean shown) {
         assertThat(Projection.parse(j(keys)).shows(path)).isEqualTo(shown);
+    }
+
+    static Stream<Arguments> positional() {
+        return Stream.of(
+                Arguments.of("{semester: 1, grades: {$gte: 85}}", "{_id: 1, semester: 1, grades: [70, 87, 90]}", "{_id: 1, grades: [87]}"),
+                Arguments.of("{$and: [{'grades.grade': {$gt: 80}}, {'grades.mean': {$gt: 70}}]}",
+                        "{_id: 7, grades: [{grade: 80, mean: 75}, {grade: 85, mean: 90}, {grade: 85, mean: 85}]}",
+                        "{_id: 7, grades: [{grade: 85, mean: 90}]}"),
+                Arguments.of("{grades: {$elemMatch: {mean: {$gt: 70}, grade: {$gt: 90}}}}",
+                        "{_id: 7, grades: [{grade: 80, mean: 75}, {grade: 95, mean: 71}]}",
+                        "{_id: 7, grades: [{grade: 95, mean: 71}]}"),
+                Arguments.of("{grades: 100}", "{_id: 2, grades: [1, 2]}", "{_id: 2}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("positional")
+    void positionalProjectsTheFirstElementTheQueryMatched(String query, String doc, String expected) {
+        Projection p = Projection.parse(j("{'grades.$': 1}"), java.util.List.of(j(query)));
+        assertThat(p.apply(j(doc))).isEqualTo(j(expected));
+    }
+
+    @org.junit.jupiter.api.Test
+    void elemMatchProbesItsArrayAndArrayOperatorsHideWhatTheyDrop() {
+        assertThat(Projection.parse(j("{e: {$elemMatch: {d: 1}}}")).probedPaths()).containsExactly("e");
+        assertThat(Projection.parse(j("{e: {$slice: 1}}")).shows("e")).isFalse();
+        assertThat(Projection.parse(j("{e: {$slice: 1}}")).shows("a")).isTrue();
+        J.assertBadRequest(() -> Projection.parse(j("{'a.$': 1, 'b.$': 1}"), java.util.List.of(j("{a: 1, b: 1}"))), "only one");
     }
 }

@@ -122,8 +122,15 @@ class UpdateTest {
                 Arguments.of("{$pop: {a: 2}}", "{}", "$pop"),
                 Arguments.of("{$rename: {a: 1}}", "{}", "$rename"),
                 Arguments.of("{$rename: {a: 'a.b'}}", "{}", "overlap"),
-                Arguments.of("{$currentDate: {a: {$type: 'timestamp'}}}", "{}", "timestamp"),
-                Arguments.of("{$set: {'a.$': 1}}", "{}", "positional"),
+                Arguments.of("{$currentDate: {a: {$type: 'time'}}}", "{}", "timestamp"),
+                Arguments.of("{$set: {'a.$': 1}}", "{}", "no condition on 'a'"),
+                Arguments.of("{$set: {'$[]': 1}}", "{}", "not allowed"),
+                Arguments.of("{$rename: {'a.$[]': 'b'}}", "{}", "not allowed"),
+                Arguments.of("{$set: {'a.$[x]': 1}}", "{a: [1]}", "identifier 'x'"),
+                Arguments.of("{$set: {'a.$[]': 1, 'a.0': 2}}", "{a: [1]}", "conflict"),
+                Arguments.of("{$set: {'a.$[]': 1}}", "{}", "must exist"),
+                Arguments.of("{$set: {'a.$[].b': 1}}", "{a: 5}", "non-array"),
+                Arguments.of("{$inc: {'a.$[]': 1}}", "{a: [1, 'x']}", "not a number"),
                 Arguments.of("{$pull: {a: {$where: 'x'}}}", "{}", "$where"),
                 Arguments.of("[]", "{}", "object"));
     }
@@ -172,6 +179,17 @@ class UpdateTest {
     }
 
     @Test
+    void currentDateAsTimestampIsSecondsAndAnIncreasingIncrement() {
+        long before = System.currentTimeMillis() / 1000;
+        ObjectNode doc = o("{}");
+        Update.parse(j("{$currentDate: {t: {$type: 'timestamp'}, u: {$type: 'timestamp'}}}"), QueryLimits.defaults()).apply(doc, false);
+        long after = System.currentTimeMillis() / 1000;
+        assertThat(doc.get("t").get("$timestamp").get("t").longValue()).isBetween(before, after);
+        assertThat(doc.get("t").get("$timestamp").get("i").longValue()).isPositive();
+        assertThat(Values.compare(doc.get("t"), doc.get("u"))).as("%s < %s", doc.get("t"), doc.get("u")).isNegative();
+    }
+
+    @Test
     void oneParsedUpdateAppliedToManyDocumentsSharesNoNodes() {
         Update update = Update.parse(j("{$set: {a: {x: 1}}}"), QueryLimits.defaults());
         ObjectNode d1 = o("{}");
@@ -180,5 +198,56 @@ class UpdateTest {
         update.apply(d2, false);
         ((ObjectNode) d1.get("a")).put("x", 2);
         assertThat(d2).isEqualTo(j("{a: {x: 1}}"));
+    }
+
+    static Stream<Arguments> positional() {
+        return Stream.of(
+                Arguments.of("$ from the query", "{grades: 80}", null, "{$set: {'grades.$': 82}}",
+                        "{grades: [85, 80, 80]}", "{grades: [85, 82, 80]}"),
+                Arguments.of("$ in documents", "{'grades.grade': 85}", null, "{$set: {'grades.$.std': 6}}",
+                        "{grades: [{grade: 80, std: 8}, {grade: 85, std: 5}, {grade: 85, std: 8}]}",
+                        "{grades: [{grade: 80, std: 8}, {grade: 85, std: 6}, {grade: 85, std: 8}]}"),
+                Arguments.of("$ with $unset nulls the element", "{a: 2}", null, "{$unset: {'a.$': 1}}", "{a: [1, 2]}", "{a: [1, null]}"),
+                Arguments.of("$ with $pull", "{'a.k': 1}", null, "{$pull: {'a.$.v': 3}}",
+                        "{a: [{k: 0, v: [3]}, {k: 1, v: [3, 4]}]}", "{a: [{k: 0, v: [3]}, {k: 1, v: [4]}]}"),
+                Arguments.of("$[] with $inc", "{}", null, "{$inc: {'grades.$[]': 10}}", "{grades: [85, 82, 80]}", "{grades: [95, 92, 90]}"),
+                Arguments.of("$[] with $mul, $min, $max", "{}", null, "{$mul: {'a.$[].m': 2}, $min: {'a.$[].lo': 0}, $max: {'a.$[].hi': 5}}",
+                        "{a: [{m: 2, lo: 1, hi: 9}, {m: 3}]}", "{a: [{m: 4, lo: 0, hi: 9}, {m: 6, lo: 0, hi: 5}]}"),
+                Arguments.of("$[] with $push, $addToSet, $pop, $pullAll", "{}", null,
+                        "{$push: {'a.$[].p': 1}, $addToSet: {'a.$[].s': 1}, $pop: {'a.$[].q': 1}, $pullAll: {'a.$[].r': [1]}}",
+                        "{a: [{p: [], s: [1], q: [1, 2], r: [1, 2]}]}", "{a: [{p: [1], s: [1], q: [1], r: [2]}]}"),
+                Arguments.of("$[] on an empty array changes nothing", "{}", null, "{$set: {'a.$[]': 1}}", "{a: []}", "{a: []}"),
+                Arguments.of("$[id] with arrayFilters", "{}", "[{element: {$gte: 100}}]", "{$set: {'grades.$[element]': 100}}",
+                        "{grades: [95, 110, 100, 102]}", "{grades: [95, 100, 100, 100]}"),
+                Arguments.of("nested $[t] and $[score]", "{}", "[{'t.type': 'quiz'}, {score: {$gte: 8}}]",
+                        "{$inc: {'grades.$[t].questions.$[score]': 2}}",
+                        "{grades: [{type: 'quiz', questions: [10, 8, 5]}, {type: 'hw', questions: [9]}, {type: 'quiz', questions: [8, 9, 6]}]}",
+                        "{grades: [{type: 'quiz', questions: [12, 10, 5]}, {type: 'hw', questions: [9]}, {type: 'quiz', questions: [10, 11, 6]}]}"),
+                Arguments.of("$[id] with $unset", "{}", "[{x: {$lt: 0}}]", "{$unset: {'a.$[x]': 1}}", "{a: [1, -1]}", "{a: [1, null]}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("positional")
+    void positionalPaths(String rule, String query, String arrayFilters, String update, String before, String after) {
+        ObjectNode doc = o(before);
+        Update.parse(j(update), QueryLimits.defaults(), java.util.List.of(j(query)), arrayFilters == null ? null : j(arrayFilters))
+                .apply(doc, false);
+        assertThat(doc).as(rule).isEqualTo(j(after));
+    }
+
+    @Test
+    void positionalErrorsAreMongoDbs() {
+        var none = java.util.List.<tools.jackson.databind.JsonNode>of();
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$': 1}}"), QueryLimits.defaults(), java.util.List.of(j("{a: 9}")), null)
+                .apply(o("{a: [1]}"), false), "did not find the match");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$[]': 1}}"), QueryLimits.defaults(), none, j("[{x: 1}]")), "not used");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$[x]': 1}}"), QueryLimits.defaults(), none, j("[{x: 1}, {x: 2}]")), "two filters");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$[x]': 1}}"), QueryLimits.defaults(), none, j("[{x: 1, y: 2}]")), "two identifiers");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$[X]': 1}}"), QueryLimits.defaults(), none, j("[{X: 1}]")), "not an identifier");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$[]': 1}}"), QueryLimits.defaults(), none, j("{}")), "JSON array");
+        J.assertBadRequest(() -> Update.parse(j("{$set: {'a.$.b.$': 1}}"), QueryLimits.defaults(), java.util.List.of(j("{a: 1}")), null),
+                "positional");
+        assertThat(Update.parse(j("{$set: {'a.$[].b.$[i].c': 1}}"), QueryLimits.defaults(), none, j("[{'i.secret': 1}]"))
+                .probedPaths()).containsExactly("a.b.secret");
     }
 }

@@ -136,6 +136,14 @@ class DocumentAccessTest {
     }
 
     @Test
+    void anElemMatchInTheKeysMayNotTestAHiddenArray() {
+        assertThat(status(() -> BOB_ON_SECRETS.view(Optional.of(o("{\"internal\":{\"$elemMatch\":{\"x\":1}}}")), JSON)))
+                .isEqualTo(403);
+        assertThat(status(() -> BOB_ON_SECRETS.view(Optional.of(o("{\"n\":{\"$elemMatch\":{\"x\":1}}}")), JSON)))
+                .isEqualTo(200);
+    }
+
+    @Test
     void aDocumentByIdOutsideTheReadFilterIsMissing() {
         DocumentAccess.View view = BOB_ON_SECRETS.view(Optional.empty(), JSON);
         assertThat(view.byId(b("{\"_id\":1,\"owner\":\"eve\"}"))).isEmpty();

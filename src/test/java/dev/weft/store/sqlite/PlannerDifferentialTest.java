@@ -150,6 +150,7 @@ public class PlannerDifferentialTest {
                 }
                 compared++;
             }
+            positionalUpdates(store, docs, seed);
             long plans = plansMade.getAsLong() - plansBefore;
             long indexed = indexedPlansMade.getAsLong() - indexedBefore;
             System.out.printf("differential: seed %d, %d queries compared, %d refused, %d of %d plans used an index%n",
@@ -157,6 +158,97 @@ public class PlannerDifferentialTest {
             assertThat(compared).isGreaterThan(queries / 2);
             assertThat(indexed).as("plans that used an index or key ranges").isGreaterThan(plans / 3);
         }
+    }
+
+    /**
+     * Random positional bulk updates ({@code $}, {@code $[]}, {@code $[id]} with arrayFilters)
+     * through the store, each also applied in memory to the reference documents: the store must
+     * hold what the evaluator computed (an update refused for one document is refused whole),
+     * and its indexes must still count every filter's matches.
+     */
+    private void positionalUpdates(Store store, Map<String, ObjectNode> docs, long seed) {
+        int applied = 0;
+        for (int u = 0; u < 150; u++) {
+            String[] update = positionalUpdate();
+            JsonNode filterSpec = JSON.parse(update[0], "filter");
+            JsonNode arrayFilters = update[2] == null ? null : JSON.parse(update[2], "arrayFilters");
+            Filter filter = Filter.parse(filterSpec, LIMITS);
+            dev.weft.query.Update parsed = dev.weft.query.Update.parse(JSON.parse(update[1], "update"), LIMITS,
+                    List.of(filterSpec), arrayFilters);
+            String context = "seed=" + seed + " filter=" + update[0] + " update=" + update[1] + " arrayFilters=" + update[2];
+            Map<String, ObjectNode> expected = new LinkedHashMap<>();
+            boolean refused = false;
+            for (Map.Entry<String, ObjectNode> e : docs.entrySet()) {
+                ObjectNode doc = e.getValue().deepCopy();
+                if (filter.matches(doc)) {
+                    try {
+                        parsed.apply(doc, false);
+                    } catch (WeftException refusal) {
+                        refused = true;
+                    }
+                }
+                expected.put(e.getKey(), roundTrip(doc));
+            }
+            boolean ok;
+            try {
+                ok = store.write(new WriteOp.UpdateMany(NS, filter, parsed)).ok();
+            } catch (WeftException e) {
+                assertThat(e.status()).as(context).isEqualTo(400);
+                ok = false;
+            }
+            assertThat(ok).as(context + ": refused in memory " + refused).isEqualTo(!refused);
+            if (!refused) {
+                docs.putAll(expected);
+                applied++;
+            }
+            assertThat(stored(store)).as(context).isEqualTo(texts(docs));
+            if (u % 5 == 0) {
+                Filter probe = Filter.parse(JSON.parse(filter(0), "filter"), LIMITS);
+                assertThat(store.count(NS, probe)).as(context + " count")
+                        .isEqualTo(docs.values().stream().filter(probe::matches).count());
+            }
+        }
+        System.out.printf("differential: seed %d, %d of 150 positional updates applied%n", seed, applied);
+        assertThat(applied).isGreaterThan(30);
+    }
+
+    /** {filter, update, arrayFilters or null}, on the arrays at a (scalars) and c (documents {d}). */
+    private String[] positionalUpdate() {
+        String v = JSON.text(scalar());
+        String n = JSON.text(number());
+        String isArray = "\"$type\":\"array\"";
+        return switch (random.nextInt(8)) {
+            case 0 -> new String[] {"{\"a\":{" + isArray + "}}", "{\"$set\":{\"a.$[]\":" + v + "}}", null};
+            case 1 -> new String[] {"{\"a\":" + v + "}", "{\"$set\":{\"a.$\":" + JSON.text(scalar()) + "}}", null};
+            case 2 -> new String[] {"{\"a\":{" + isArray + "}}", "{\"$unset\":{\"a.$[x]\":1}}",
+                    "[{\"x\":{\"$lt\":" + n + "}}]"};
+            case 3 -> new String[] {"{\"c\":{" + isArray + "}}", "{\"$max\":{\"c.$[].d\":" + v + "}}", null};
+            case 4 -> new String[] {"{\"c.d\":{\"$gte\":" + n + "}}", "{\"$set\":{\"c.$.d\":" + v + "}}", null};
+            case 5 -> new String[] {"{\"c\":{" + isArray + "}}", "{\"$set\":{\"c.$[e].d\":" + v + "}}",
+                    "[{\"e.d\":{\"$type\":\"" + TYPES[random.nextInt(TYPES.length)] + "\"}}]"};
+            case 6 -> new String[] {"{\"c\":{" + isArray + "}}", "{\"$inc\":{\"c.$[e].d\":" + n + "}}",
+                    "[{\"e.d\":{\"$gt\":" + n + "}}]"};
+            default -> new String[] {"{\"a\":{\"$in\":[" + v + "," + n + "]}}", "{\"$mul\":{\"a.$\":2}}", null};
+        };
+    }
+
+    private static List<String> stored(Store store) {
+        List<String> texts = new ArrayList<>();
+        store.find(NS, new FindQuery(Filter.all(), Sort.parse("{\"_id\":1}", LIMITS), 0, Long.MAX_VALUE, Optional.empty()), d -> {
+            ObjectNode doc = JSON.parseObject(d.json(), "doc");
+            doc.remove("_etag");
+            texts.add(JSON.text(doc));
+        });
+        return texts;
+    }
+
+    private static List<String> texts(Map<String, ObjectNode> docs) {
+        return docs.values().stream().sorted((x, y) -> Values.compare(x.get("_id"), y.get("_id")))
+                .map(d -> {
+                    ObjectNode copy = d.deepCopy();
+                    copy.remove("_etag");
+                    return JSON.text(copy);
+                }).toList();
     }
 
     /** The document as the store will read it back (JSON has no int/long distinction). */
