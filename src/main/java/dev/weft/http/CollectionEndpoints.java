@@ -106,10 +106,11 @@ final class CollectionEndpoints {
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
         BulkWritePlan plan = BulkWritePlan.insertMany(ex, api, ns, body, mode);
-        ObjectNode answer = plan.execute().json();
+        BulkWritePlan.Counts counts = plan.execute();
+        ObjectNode answer = counts.json();
         var links = answer.putArray("links");
-        plan.ids().forEach(id -> links.add(location(ex, id)));
-        ex.sendJson(200, api.json().bytes(answer));
+        counts.written().forEach(id -> links.add(location(ex, id)));
+        ex.sendJson(counts.status(), api.json().bytes(answer));
     }
 
     static String location(Exchange ex, JsonNode id) {

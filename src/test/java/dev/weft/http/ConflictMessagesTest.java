@@ -44,8 +44,14 @@ class ConflictMessagesTest {
     void aRestrictedReaderIsNotToldTheIdOrKeyOrIndex() throws Exception {
         assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"b1\",\"text\":\"t\"}"),
                 "duplicate _id: a document with the same _id already exists");
-        assertConflict(send(server, "alice", "POST", "/db/notes", "[{\"_id\":\"a9\"},{\"_id\":\"b1\"}]"),
+        assertConflict(send(server, "alice", "POST", "/db/notes?atomic=true", "[{\"_id\":\"a9\"},{\"_id\":\"b1\"}]"),
                 "duplicate _id: a document with the same _id already exists");
+        HttpResponse<String> partial = send(server, "alice", "POST", "/db/notes",
+                "[{\"_id\":\"a8\"},{\"_id\":\"b1\"},{\"_id\":\"a7\",\"email\":\"bob@example.com\"}]");
+        assertThat(partial.statusCode()).as(partial.body()).isEqualTo(207);
+        assertThat(partial.body()).startsWith("{\"inserted\":1,\"deleted\":0,\"modified\":0,\"matched\":0,\"errors\":["
+                + "{\"index\":1,\"httpStatus\":409,\"message\":\"duplicate _id: a document with the same _id already exists\"},"
+                + "{\"index\":2,\"httpStatus\":409,\"message\":\"duplicate key: a unique index already has this key for another document\"}],");
         assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"a5\",\"email\":\"bob@example.com\"}"),
                 "duplicate key: a unique index already has this key for another document");
         assertThat(send(server, "admin", "GET", "/db/notes/a5", null).statusCode()).isEqualTo(404);
