@@ -96,6 +96,7 @@ final class CollectionEndpoints {
         }
         JsonNode body = api.jsonBody(ex);
         WriteOp.WriteMode mode = WriteModes.parse(ex, WriteOp.WriteMode.INSERT);
+        WriteModes.requireIdToUpdate(body, mode);
         if (body.isArray()) {
             insertMany(ex, ns, body, mode);
             return;
