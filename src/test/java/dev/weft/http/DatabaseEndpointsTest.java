@@ -58,4 +58,26 @@ class DatabaseEndpointsTest {
         assertThat(weft.put("/_bad", null).statusCode()).isEqualTo(400);
         assertThat(weft.put("/" + "x".repeat(70), null).statusCode()).isEqualTo(400);
     }
+
+    @Test
+    void databaseAndCollectionListsArePaged() throws Exception {
+        for (String db : new String[] {"paged-a", "paged-b", "paged-c"}) {
+            assertThat(weft.put("/" + db, null).statusCode()).isEqualTo(201);
+        }
+        for (String coll : new String[] {"c1", "c2", "c3"}) {
+            assertThat(weft.put("/paged-a/" + coll, null).statusCode()).isEqualTo(201);
+        }
+        assertThat(weft.get("/?page=100").body()).isEqualTo("[]");
+        assertThat(weft.get("/paged-a?page=100").body()).isEqualTo("[]");
+        assertThat(weft.get("/paged-a?pagesize=2").body()).isEqualTo("[\"c1\",\"c2\"]");
+        assertThat(weft.get("/paged-a?pagesize=2&page=2").body()).isEqualTo("[\"c3\"]");
+        assertThat(weft.get("/paged-a?pagesize=0").body()).isEqualTo("[]");
+        String all = weft.get("/?pagesize=1000").body();
+        assertThat(all).contains("\"paged-a\",\"paged-b\",\"paged-c\"");
+        java.util.List<String> names = java.util.Arrays.asList(all.substring(2, all.length() - 2).split("\",\""));
+        int page = names.indexOf("paged-b") + 1; // pagesize 1: its position, from 1
+        assertThat(weft.get("/?pagesize=1&page=" + page).body()).isEqualTo("[\"paged-b\"]");
+        assertThat(weft.get("/?pagesize=1001").statusCode()).isEqualTo(400);
+        assertThat(weft.get("/paged-a?page=0").statusCode()).isEqualTo(400);
+    }
 }
