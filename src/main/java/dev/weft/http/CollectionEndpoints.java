@@ -78,6 +78,12 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
+    /** {@code GET /{db}/{coll}/_meta}: the collection's properties as RESTHeart's metadata document. */
+    void meta(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        DatabaseEndpoints.sendMeta(ex, api, "_properties." + ns.coll(), api.existingCollection(ns));
+    }
+
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);

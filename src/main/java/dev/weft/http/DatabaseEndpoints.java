@@ -3,7 +3,9 @@ package dev.weft.http;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import java.util.List;
+import dev.weft.store.Metadata;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code GET /} lists databases; {@code GET|PUT|DELETE /{db}} lists its collections, creates,
@@ -26,6 +28,30 @@ final class DatabaseEndpoints {
         var meta = api.store().database(db).orElseThrow(() -> WeftException.notFound("database " + db + " does not exist"));
         ex.setHeader("ETag", meta.etag());
         ex.sendJson(200, api.json().bytes(names(page(ex, api.store().collections(db)))));
+    }
+
+    /** {@code GET /{db}/_meta}: the database's properties as RESTHeart's metadata document. */
+    void meta(Exchange ex) {
+        String db = api.database(ex);
+        var meta = api.store().database(db).orElseThrow(() -> WeftException.notFound("database " + db + " does not exist"));
+        sendMeta(ex, api, "_properties", meta);
+    }
+
+    /**
+     * RESTHeart's metadata document: {@code _id} ({@code _properties} for a database,
+     * {@code _properties.{coll}} for a collection), the properties, and {@code _etag}.
+     */
+    static void sendMeta(Exchange ex, Api api, String id, Metadata meta) {
+        ObjectNode doc = Json.NODES.objectNode();
+        doc.put("_id", id);
+        meta.properties().properties().forEach(e -> {
+            if (!e.getKey().equals("_id") && !e.getKey().equals("_etag")) {
+                doc.set(e.getKey(), e.getValue());
+            }
+        });
+        doc.putObject("_etag").put("$oid", meta.etag());
+        ex.setHeader("ETag", meta.etag());
+        ex.sendJson(200, api.json().bytes(doc));
     }
 
     void put(Exchange ex) {
