@@ -55,6 +55,14 @@ class ConflictMessagesTest {
         assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"a5\",\"email\":\"bob@example.com\"}"),
                 "duplicate key: a unique index already has this key for another document");
         assertThat(send(server, "admin", "GET", "/db/notes/a5", null).statusCode()).isEqualTo(404);
+        HttpResponse<String> ndjson = server.client.send(server.request("/db/notes")
+                .setHeader("Authorization", TestServer.basic("alice", "alice-Password-1"))
+                .header("Content-Type", "application/x-ndjson")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"_id\":\"a6\"}\n{\"_id\":\"b1\"}\n")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(ndjson.statusCode()).as(ndjson.body()).isEqualTo(200);
+        assertThat(ndjson.body()).contains("{\"line\":2,\"message\":\"duplicate _id: a document with the same _id already exists\"}")
+                .doesNotContain("\"b1\"");
     }
 
     @Test
