@@ -81,8 +81,14 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
         }
     }
 
-    /** A JSON body, required to be JSON (415 otherwise); empty bodies read as {@code {}}. */
+    /**
+     * A JSON body, required to be JSON (415 otherwise), or on POST and PATCH a form read as one
+     * ({@link FormBody}); empty bodies read as {@code {}}.
+     */
     JsonNode jsonBody(Exchange ex) {
+        if (FormBody.isForm(ex.contentType()) && takesForms(ex)) {
+            return FormBody.read(ex, ReadParams.relaxed(this));
+        }
         requireJson(ex);
         byte[] body = ex.body();
         if (isBlank(body)) {
@@ -97,6 +103,11 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
             throw WeftException.badRequest("request body must be a JSON object");
         }
         return (ObjectNode) body;
+    }
+
+    /** RESTHeart takes form bodies for the writes that send a document: POST and PATCH. */
+    static boolean takesForms(Exchange ex) {
+        return ex.method().equals("POST") || ex.method().equals("PATCH");
     }
 
     static void requireJson(Exchange ex) {

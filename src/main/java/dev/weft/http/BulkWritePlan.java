@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -22,23 +23,40 @@ import tools.jackson.databind.node.ObjectNode;
  * and {@code PATCH|DELETE /{db}/{coll}/*?filter=}. Each factory applies the access while it
  * plans (every inserted document admitted, the bulk filter narrowed to what the principal may
  * read and write, the update body checked) and {@link #execute} checks every document an update
- * leaves behind inside the write ({@link UpdateCheck}), so one refused document refuses the whole
- * request and nothing is changed.
+ * leaves behind inside the write ({@link UpdateCheck}), so one document the access refuses
+ * refuses the whole request and nothing is changed. Only the store's own refusals of an array
+ * POST (a duplicate key) are reported per document ({@link #insertMany}).
  *
  * <p>The bulk filter is required, as in RESTHeart, so that a bare {@code /*} never wipes a
  * collection by accident; {@code filter={}} says "all" on purpose. Under a permission, each bulk
  * write needs its switch ({@code allowBulkPatch}, {@code allowBulkDelete}).
  */
 final class BulkWritePlan {
-    /** What a bulk write did, in RESTHeart's answer fields. */
-    record Counts(long inserted, long deleted, long modified, long matched) {
+    /**
+     * What a bulk write did, in RESTHeart's answer fields; {@code errors} holds one
+     * {@code {"index","httpStatus","message"}} per document of an array POST that was not written,
+     * and {@code written} the {@code _id}s of those that were.
+     */
+    record Counts(long inserted, long deleted, long modified, long matched, ArrayNode errors, List<JsonNode> written) {
+        Counts(long inserted, long deleted, long modified, long matched) {
+            this(inserted, deleted, modified, matched, Json.NODES.arrayNode(), List.of());
+        }
+
         ObjectNode json() {
             ObjectNode body = Json.NODES.objectNode();
             body.put("inserted", inserted);
             body.put("deleted", deleted);
             body.put("modified", modified);
             body.put("matched", matched);
+            if (!errors.isEmpty()) {
+                body.set("errors", errors);
+            }
             return body;
+        }
+
+        /** 207 (Multi-Status) when some document was not written, as RESTHeart answers; else 200. */
+        int status() {
+            return errors.isEmpty() ? 200 : 207;
         }
     }
 
@@ -49,22 +67,29 @@ final class BulkWritePlan {
 
     private final Store store;
     private final Durability durability;
-    private final List<JsonNode> ids;
     private final Run run;
 
-    private BulkWritePlan(Exchange ex, Api api, Namespace ns, List<JsonNode> ids, Run run) {
+    private BulkWritePlan(Exchange ex, Api api, Namespace ns, Run run) {
         this.store = api.store();
         this.durability = api.durability(ex, ns);
-        this.ids = List.copyOf(ids);
         this.run = run;
     }
 
-    /** A POSTed array: inserted, or with {@code wm} each replacing the document with its {@code _id}. */
+    /**
+     * A POSTed array: inserted, or with {@code wm} each replacing the document with its
+     * {@code _id}. Every document is admitted by the access before anything is written, so one the
+     * permission refuses (or one that is not valid) refuses the whole request and nothing is
+     * written. The store may still refuse some (a duplicate {@code _id} or unique key, a missing
+     * document under {@code wm=update}): RESTHeart's way, the others are written and each refused
+     * one is an entry of {@code errors} (answered 207); with {@code atomic=true} an insert is all
+     * or nothing instead (the first refusal is the answer, nothing written).
+     */
     static BulkWritePlan insertMany(Exchange ex, Api api, Namespace ns, JsonNode array, WriteOp.WriteMode mode) {
         Permission permission = ex.permission();
         if (mode != WriteOp.WriteMode.INSERT && permission.restrictsWrites()) {
             throw permission.denied("wm=" + mode.name().toLowerCase() + " on an array needs an unrestricted rule");
         }
+        boolean atomic = atomic(ex);
         NewDocuments documents = NewDocuments.of(ex, api, ns);
         List<ObjectNode> docs = new ArrayList<>(array.size());
         for (JsonNode element : array) {
@@ -74,25 +99,61 @@ final class BulkWritePlan {
             throw WeftException.badRequest("the array of documents is empty");
         }
         List<JsonNode> ids = docs.stream().map(d -> d.get("_id")).toList();
-        if (mode == WriteOp.WriteMode.INSERT) {
-            return new BulkWritePlan(ex, api, ns, ids, (store, durability) -> {
+        if (mode == WriteOp.WriteMode.INSERT && atomic) {
+            return new BulkWritePlan(ex, api, ns, (store, durability) -> {
                 succeeded(store.write(new WriteOp.InsertMany(ns, docs), durability));
-                return new Counts(docs.size(), 0, 0, 0);
+                return new Counts(docs.size(), 0, 0, 0, Json.NODES.arrayNode(), ids);
+            });
+        }
+        if (mode == WriteOp.WriteMode.INSERT) {
+            return new BulkWritePlan(ex, api, ns, (store, durability) -> {
+                WriteResult all = store.write(new WriteOp.InsertMany(ns, docs), durability);
+                if (all.ok()) {
+                    return new Counts(docs.size(), 0, 0, 0, Json.NODES.arrayNode(), ids);
+                }
+                // Some document is refused: one op each says which, and keeps the others.
+                List<WriteOp> single = docs.stream().<WriteOp>map(d -> new WriteOp.InsertMany(ns, List.of(d))).toList();
+                return perDocument(ex, ids, store.writeAll(single, durability));
             });
         }
         List<WriteOp> ops = docs.stream().<WriteOp>map(d -> new WriteOp.Replace(ns, d, mode, Optional.empty())).toList();
-        return new BulkWritePlan(ex, api, ns, ids, (store, durability) -> {
-            long inserted = 0;
-            long modified = 0;
-            for (WriteResult r : store.writeAll(ops, durability)) {
-                if (r.outcome() == WriteResult.Outcome.CREATED) {
-                    inserted++;
-                } else if (r.outcome() == WriteResult.Outcome.UPDATED) {
-                    modified++;
-                }
+        return new BulkWritePlan(ex, api, ns, (store, durability) -> perDocument(ex, ids, store.writeAll(ops, durability)));
+    }
+
+    /** RESTHeart's {@code inserted}, {@code modified}, {@code matched} and {@code errors} from one result per document. */
+    private static Counts perDocument(Exchange ex, List<JsonNode> ids, List<WriteResult> results) {
+        long inserted = 0;
+        long modified = 0;
+        ArrayNode errors = Json.NODES.arrayNode();
+        List<JsonNode> written = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            WriteResult r = results.get(i);
+            if (r.ok()) {
+                written.add(ids.get(i));
             }
-            return new Counts(inserted, 0, modified, modified);
-        });
+            if (r.outcome() == WriteResult.Outcome.CREATED || r.outcome() == WriteResult.Outcome.BULK_DONE) {
+                inserted++;
+            } else if (r.outcome() == WriteResult.Outcome.UPDATED) {
+                modified++;
+            } else if (!r.ok()) {
+                WeftException failure = Api.failure(r);
+                ObjectNode error = errors.addObject();
+                error.put("index", i);
+                error.put("httpStatus", failure.status());
+                error.put("message", failure.status() == 409
+                        ? RequestPipeline.conflictMessage(ex, failure.getMessage()) : failure.getMessage());
+            }
+        }
+        return new Counts(inserted, 0, modified, modified, errors, written);
+    }
+
+    /** Weft's {@code atomic} parameter: {@code true} makes an array insert all or nothing. */
+    private static boolean atomic(Exchange ex) {
+        return ex.param("atomic").map(v -> switch (v) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw WeftException.badRequest("atomic must be true or false, not " + v);
+        }).orElse(false);
     }
 
     /** {@code PATCH /{db}/{coll}/*}: the body's update applied to every match of the narrowed filter. */
@@ -104,7 +165,7 @@ final class BulkWritePlan {
         Update update = WritePlan.parseUpdate(ex, api, access, ReadParams.filterSpecs(ex, api));
         api.existingCollection(ns);
         UpdateCheck check = UpdateCheck.of(access);
-        return new BulkWritePlan(ex, api, ns, List.of(), (store, durability) -> {
+        return new BulkWritePlan(ex, api, ns, (store, durability) -> {
             WriteResult result = succeeded(check.answer(
                     store.write(new WriteOp.UpdateMany(ns, filter, update, check.forOp()), durability)));
             return new Counts(0, 0, result.count(), result.count());
@@ -117,7 +178,7 @@ final class BulkWritePlan {
         Namespace ns = api.namespace(ex);
         Filter filter = requiredFilter(ex, api, ex.context().access(ns));
         api.existingCollection(ns);
-        return new BulkWritePlan(ex, api, ns, List.of(), (store, durability) -> {
+        return new BulkWritePlan(ex, api, ns, (store, durability) -> {
             WriteResult result = succeeded(store.write(new WriteOp.DeleteMany(ns, filter), durability));
             return new Counts(0, result.count(), 0, result.count());
         });
@@ -135,11 +196,6 @@ final class BulkWritePlan {
             throw Api.failure(result);
         }
         return result;
-    }
-
-    /** The {@code _id}s of the documents an insert writes, in order; empty for bulk updates and deletes. */
-    List<JsonNode> ids() {
-        return ids;
     }
 
     Counts execute() {

@@ -78,6 +78,12 @@ final class CollectionEndpoints {
         return out.toByteArray();
     }
 
+    /** {@code GET /{db}/{coll}/_meta}: the collection's properties as RESTHeart's metadata document. */
+    void meta(Exchange ex) {
+        Namespace ns = api.namespace(ex);
+        DatabaseEndpoints.sendMeta(ex, api, "_properties." + ns.coll(), api.existingCollection(ns));
+    }
+
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
         api.existingCollection(ns);
@@ -96,6 +102,7 @@ final class CollectionEndpoints {
         }
         JsonNode body = api.jsonBody(ex);
         WriteOp.WriteMode mode = WriteModes.parse(ex, WriteOp.WriteMode.INSERT);
+        WriteModes.requireIdToUpdate(body, mode);
         if (body.isArray()) {
             insertMany(ex, ns, body, mode);
             return;
@@ -106,10 +113,11 @@ final class CollectionEndpoints {
 
     private void insertMany(Exchange ex, Namespace ns, JsonNode body, WriteOp.WriteMode mode) {
         BulkWritePlan plan = BulkWritePlan.insertMany(ex, api, ns, body, mode);
-        ObjectNode answer = plan.execute().json();
+        BulkWritePlan.Counts counts = plan.execute();
+        ObjectNode answer = counts.json();
         var links = answer.putArray("links");
-        plan.ids().forEach(id -> links.add(location(ex, id)));
-        ex.sendJson(200, api.json().bytes(answer));
+        counts.written().forEach(id -> links.add(location(ex, id)));
+        ex.sendJson(counts.status(), api.json().bytes(answer));
     }
 
     static String location(Exchange ex, JsonNode id) {

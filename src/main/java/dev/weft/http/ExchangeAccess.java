@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.core.Json;
+import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
 import dev.weft.security.AccessRequest;
 import java.util.List;
@@ -75,10 +76,14 @@ final class ExchangeAccess implements AccessRequest {
 
     /** A body that is not JSON, or does not parse, is no body to a predicate; the endpoint reports it. */
     private Optional<JsonNode> readBody() {
-        if (!exchange.contentType().equals("application/json")) {
+        boolean form = FormBody.isForm(exchange.contentType()) && Api.takesForms(exchange);
+        if (!form && !exchange.contentType().equals("application/json")) {
             return Optional.empty();
         }
         try {
+            if (form) { // the document the endpoint will write, so a predicate sees what is written
+                return Optional.of(FormBody.read(exchange, new RelaxedJson(json)));
+            }
             byte[] bytes = exchange.body();
             return bytes.length == 0 ? Optional.empty() : Optional.of(json.parse(bytes, "request body"));
         } catch (WeftException e) {

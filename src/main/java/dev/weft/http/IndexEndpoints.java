@@ -8,13 +8,14 @@ import dev.weft.store.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code /{db}/{coll}/_indexes}: list, create ({@code {"keys":{"a":1,"b":-1},"ops":{"unique":true}}})
- * and drop indexes.
+ * {@code /{db}/{coll}/_indexes}: list, create ({@code {"keys":{"a":1,"b":-1},"ops":{"unique":true}}},
+ * with MongoDB's {@code sparse} and {@code partialFilterExpression} too) and drop indexes.
  */
 final class IndexEndpoints {
     private final Api api;
@@ -35,6 +36,10 @@ final class IndexEndpoints {
             if (index.unique()) {
                 entry.put("unique", true);
             }
+            if (index.sparse()) {
+                entry.put("sparse", true);
+            }
+            index.partial().ifPresent(p -> entry.set("partialFilterExpression", p.expression()));
         }
         ex.sendJson(200, api.json().bytes(out));
     }
@@ -47,8 +52,12 @@ final class IndexEndpoints {
         }
         ObjectNode body = api.objectBody(ex);
         api.existingCollection(ns);
-        IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), unique(body.get("ops")));
+        JsonNode ops = options(body.get("ops"));
+        Optional<IndexSpec.PartialFilter> partial = partial(ops.get("partialFilterExpression"));
+        IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), flag(ops, "unique"), flag(ops, "sparse"), partial);
         spec.fields().forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
+        // a partial unique index's 409 would tell what the filter's fields hold: they are named like keys
+        partial.ifPresent(p -> p.filter().paths().forEach(path -> ex.context().access(ns).checkIndexPath(path)));
         api.store().createIndex(ns, spec);
         ex.sendEmpty(201);
     }
@@ -78,22 +87,39 @@ final class IndexEndpoints {
         return List.copyOf(fields);
     }
 
-    private static boolean unique(JsonNode ops) {
+    private static final java.util.Set<String> OPTIONS =
+            java.util.Set.of("unique", "sparse", "partialFilterExpression", "name", "background");
+
+    private static JsonNode options(JsonNode ops) {
         if (ops == null) {
-            return false;
+            return Json.NODES.objectNode();
         }
         if (!ops.isObject()) {
             throw WeftException.badRequest("\"ops\" must be an object such as {\"unique\":true}");
         }
         for (String name : ops.propertyNames()) {
-            if (!name.equals("unique") && !name.equals("name") && !name.equals("background")) {
+            if (!OPTIONS.contains(name)) {
                 throw WeftException.badRequest("unsupported index option: " + name);
             }
         }
-        JsonNode unique = ops.get("unique");
-        if (unique != null && !unique.isBoolean()) {
-            throw WeftException.badRequest("ops.unique must be true or false");
+        return ops;
+    }
+
+    private static boolean flag(JsonNode ops, String name) {
+        JsonNode value = ops.get(name);
+        if (value != null && !value.isBoolean()) {
+            throw WeftException.badRequest("ops." + name + " must be true or false");
         }
-        return unique != null && unique.asBoolean();
+        return value != null && value.asBoolean();
+    }
+
+    private Optional<IndexSpec.PartialFilter> partial(JsonNode expression) {
+        if (expression == null) {
+            return Optional.empty();
+        }
+        if (!(expression instanceof ObjectNode object) || object.isEmpty()) {
+            throw WeftException.badRequest("ops.partialFilterExpression must be a non-empty filter object");
+        }
+        return Optional.of(IndexSpec.PartialFilter.of(object, api.limits()));
     }
 }

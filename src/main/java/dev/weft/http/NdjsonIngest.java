@@ -136,7 +136,10 @@ final class NdjsonIngest {
         ObjectNode answer = Json.NODES.objectNode();
         answer.put("inserted", report.inserted());
         answer.put("failed", report.failed());
-        answer.set("errors", report.errorList());
+        ArrayNode errors = report.errorList();
+        // a duplicate key's message names the value and index only to a reader who sees everything
+        errors.forEach(e -> ((ObjectNode) e).put("message", RequestPipeline.conflictMessage(ex, e.get("message").asString())));
+        answer.set("errors", errors);
         ex.sendJson(200, api.json().bytes(answer));
     }
 

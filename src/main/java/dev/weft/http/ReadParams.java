@@ -9,6 +9,7 @@ import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
 import dev.weft.security.DocumentAccess;
 import dev.weft.store.IndexSpec;
+import dev.weft.store.plan.WrittenFilter;
 import dev.weft.store.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +59,8 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
     static Filter filter(Exchange ex, Api api, DocumentAccess access) {
-        return access.readFilter(filterSpecs(ex, api), api.limits());
+        List<JsonNode> specs = filterSpecs(ex, api);
+        return WrittenFilter.of(access.readFilter(specs, api.limits()), specs);
     }
 
     /** The client's {@code filter} parameters as JSON, in order. */

@@ -188,7 +188,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      * read every document in full: to one with a read filter or a response projection it would
      * tell what a document it cannot see holds.
      */
-    private static String conflictMessage(Exchange exchange, String message) {
+    static String conflictMessage(Exchange exchange, String message) {
         boolean seesEverything = exchange.authorizedContext()
                 .map(c -> c.permission().seesEverything()).orElse(false);
         return seesEverything ? message : DuplicateKey.withoutValues(message);

@@ -81,6 +81,9 @@ final class Routes {
         b.route("/ping").get(e.ping());
         b.route("/metrics").get(e.metrics());
         b.route("/").get(e.databases()::list);
+        // RESTHeart counts reading metadata as a management request
+        b.route("/{db}/_meta").get(managed(e.databases()::meta));
+        b.route("/{db}/{coll}/_meta").get(managed(e.collections()::meta));
         b.route("/{db}").get(e.databases()::listCollections).put(managed(e.databases()::put))
                 .delete(managed(e.databases()::drop));
         b.route("/{db}/{coll}/_size").get(e.collections()::size);

@@ -107,6 +107,7 @@ public final class WeftServer implements AutoCloseable {
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads, api.json());
         server.setHandler(new GracefulHandler(pipeline));
+        server.setErrorHandler(new JsonErrorPages());
         server.setStopTimeout(STOP_GRACE_MS);
         server.setStopAtShutdown(false);
     }

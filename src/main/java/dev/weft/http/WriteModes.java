@@ -2,6 +2,8 @@ package dev.weft.http;
 
 import dev.weft.core.WeftException;
 import dev.weft.store.WriteOp.WriteMode;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
 
 /**
  * RESTHeart's {@code ?wm=insert|update|upsert}; each method has its own default. As in RESTHeart,
@@ -18,5 +20,20 @@ final class WriteModes {
             case "upsert" -> WriteMode.UPSERT;
             default -> throw WeftException.badRequest("wm must be insert, update or upsert, not " + wm);
         }).orElse(fallback);
+    }
+
+    /**
+     * A POSTed document that may only update needs the {@code _id} of the one it updates: without
+     * it there is nothing to update (400, as RESTHeart answers), not a document generated to be missed.
+     */
+    static void requireIdToUpdate(JsonNode body, WriteMode mode) {
+        if (mode != WriteMode.UPDATE) {
+            return;
+        }
+        for (JsonNode doc : body.isArray() ? body : List.of(body)) {
+            if (doc.isObject() && !doc.has("_id")) {
+                throw WeftException.badRequest("wm=update needs the _id of the document to update");
+            }
+        }
     }
 }

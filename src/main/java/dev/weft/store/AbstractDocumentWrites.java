@@ -302,10 +302,12 @@ public abstract class AbstractDocumentWrites<T, C> {
         return KeyEncoding.encode(id);
     }
 
-    /** A document's distinct keys in an index. */
+    /** A document's distinct keys in an index: none when the index does not hold it (sparse, partial). */
     public static TreeSet<byte[]> keys(PlanIndex index, JsonNode doc) {
         TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
-        keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
+        if (index.spec().holds(doc)) {
+            keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
+        }
         return keys;
     }
 

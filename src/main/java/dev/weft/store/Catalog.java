@@ -2,6 +2,7 @@ package dev.weft.store;
 
 import dev.weft.core.Json;
 import dev.weft.query.IndexField;
+import dev.weft.query.QueryLimits;
 import dev.weft.store.plan.PlanIndex;
 import dev.weft.store.plan.QueryPlanner;
 import java.sql.Connection;
@@ -21,6 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An immutable snapshot of the catalog tables of a SQL store: databases, collections (each with
@@ -112,7 +114,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
                 "SELECT id, coll, name, fields, uniq, multikey FROM weft_indexes ORDER BY id");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                IndexSpec spec = new IndexSpec(rs.getString(3), decodeFields(json, rs.getBytes(4)), rs.getInt(5) != 0);
+                IndexSpec spec = decodeSpec(json, rs.getString(3), rs.getBytes(4), rs.getInt(5) != 0);
                 indexes.computeIfAbsent(rs.getLong(2), k -> new ArrayList<>())
                         .add(new Index(rs.getLong(1), spec, rs.getInt(6) != 0));
             }
@@ -159,20 +161,42 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         return new Catalog(dbs, Map.copyOf(copy));
     }
 
-    public static byte[] encodeFields(Json json, List<IndexField> fields) {
+    /**
+     * The {@code fields} column of an index: its fields as an array, or, when it has options,
+     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...}}} (so indexes stored
+     * before options existed read as they are, and no column is added).
+     */
+    public static byte[] encodeSpec(Json json, IndexSpec spec) {
         ArrayNode array = Json.NODES.arrayNode();
-        for (IndexField f : fields) {
+        for (IndexField f : spec.fields()) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
         }
-        return json.bytes(array);
+        if (!spec.selective()) {
+            return json.bytes(array);
+        }
+        ObjectNode options = Json.NODES.objectNode();
+        options.set("fields", array);
+        if (spec.sparse()) {
+            options.put("sparse", true);
+        }
+        spec.partial().ifPresent(p -> options.set("partialFilterExpression", p.expression()));
+        return json.bytes(options);
     }
 
-    private static List<IndexField> decodeFields(Json json, byte[] bytes) {
+    /** Options were checked against the limits when the index was created: read back, they compile unbounded. */
+    private static final QueryLimits STORED = new QueryLimits(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+
+    private static IndexSpec decodeSpec(Json json, String name, byte[] bytes, boolean unique) {
+        JsonNode stored = json.parse(bytes, "index fields");
+        JsonNode array = stored.isArray() ? stored : stored.get("fields");
         List<IndexField> fields = new ArrayList<>();
-        for (JsonNode f : json.parse(bytes, "index fields")) {
+        for (JsonNode f : array) {
             fields.add(new IndexField(f.get("path").asString(), f.get("direction").asInt()));
         }
-        return List.copyOf(fields);
+        boolean sparse = stored.path("sparse").asBoolean(false);
+        Optional<IndexSpec.PartialFilter> partial = stored.isObject() && stored.get("partialFilterExpression") instanceof ObjectNode p
+                ? Optional.of(IndexSpec.PartialFilter.of(p, STORED)) : Optional.empty();
+        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial);
     }
 
     /** 412 unless {@code ifMatch} is absent or equals {@code current}. */

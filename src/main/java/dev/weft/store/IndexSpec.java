@@ -1,7 +1,68 @@
 package dev.weft.store;
 
+import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
+import dev.weft.query.QueryLimits;
 import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
-/** An index of a collection: its name, its key fields in order, and whether keys are unique. */
-public record IndexSpec(String name, List<IndexField> fields, boolean unique) {}
+/**
+ * An index of a collection: its name, its key fields in order, whether keys are unique, and
+ * which documents it holds: all of them, or with {@code sparse} only those having one of its
+ * fields, or with a {@code partialFilterExpression} only those matching it (MongoDB's options).
+ * A document the index does not hold has no key in it, so a unique key over documents that may
+ * lack the field can be declared; the planner uses such an index only when the query implies
+ * that the documents it needs are held ({@link dev.weft.store.plan.QueryPlanner}).
+ */
+public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
+    public IndexSpec(String name, List<IndexField> fields, boolean unique) {
+        this(name, fields, unique, false, Optional.empty());
+    }
+
+    /** A {@code partialFilterExpression} as written, and compiled. Equal when written alike. */
+    public record PartialFilter(ObjectNode expression, Filter filter) {
+        public static PartialFilter of(ObjectNode expression, QueryLimits limits) {
+            return new PartialFilter(expression.deepCopy(), Filter.parse(expression, limits));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PartialFilter other && expression.equals(other.expression);
+        }
+
+        @Override
+        public int hashCode() {
+            return expression.hashCode();
+        }
+    }
+
+    /** Whether some documents are left out of this index. */
+    public boolean selective() {
+        return sparse || partial.isPresent();
+    }
+
+    /** Whether this index holds {@code doc} (and so has keys for it). */
+    public boolean holds(JsonNode doc) {
+        if (sparse && fields.stream().noneMatch(f -> present(doc, f.path()))) {
+            return false;
+        }
+        return partial.map(p -> p.filter().matches(doc)).orElse(true);
+    }
+
+    /** Whether the dotted {@code path} reaches a value (through objects; an array counts as present). */
+    private static boolean present(JsonNode doc, String path) {
+        JsonNode node = doc;
+        for (String step : path.split("\\.")) {
+            if (node.isArray()) {
+                return true; // MongoDB's sparse test on array elements is broader; holding more is safe
+            }
+            node = node.get(step);
+            if (node == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -127,6 +127,9 @@ class AuthorizationMatrixTest {
                 row("/{db}/{coll}", "DELETE", "/db/other", null, 401, 403, 403, 409),
                 row("/{db}/{coll}/_size", "GET", "/db/notes/_size", null, 401, 200, 200, 200),
                 row("/{db}/{coll}/_size", "GET", "/db/other/_size", null, 401, 403, 403, 200),
+                // reading metadata is a management request, as in RESTHeart: the notes rule does not allow it
+                row("/{db}/_meta", "GET", "/db/_meta", null, 401, 403, 403, 200),
+                row("/{db}/{coll}/_meta", "GET", "/db/notes/_meta", null, 401, 403, 403, 200),
                 row("/{db}/{coll}/_streams", "GET", "/db/notes/_streams", null, 401, 400, 400, 400), // neither WS nor SSE
                 row("/{db}/{coll}/_streams", "GET", "/db/other/_streams", null, 401, 403, 403, 400),
                 row("/{db}/{coll}/_streams/{name}", "GET", "/db/notes/_streams/nope", null, 401, 404, 404, 404),

@@ -17,7 +17,9 @@ class BulkEndpointsTest {
     @BeforeAll
     static void start() throws Exception {
         weft = new TestServer();
-        weft.createCollection("db", "bulk");
+        for (String coll : new String[] {"bulk", "partial", "updates", "atomic"}) {
+            weft.createCollection("db", coll);
+        }
     }
 
     @AfterAll
@@ -48,15 +50,47 @@ class BulkEndpointsTest {
     }
 
     @Test
-    void bulkInsertIsAllOrNothing() throws Exception {
-        weft.post("/db/bulk", "{\"_id\":\"taken\"}");
-        HttpResponse<String> r = weft.post("/db/bulk", "[{\"_id\":\"new1\"},{\"_id\":\"taken\"},{\"_id\":\"new2\"}]");
+    void bulkInsertWithSomeExistingInsertsTheOthersAndAnswers207() throws Exception {
+        weft.post("/db/partial", "{\"_id\":\"there\"}");
+        HttpResponse<String> r = weft.post("/db/partial", "[{\"_id\":\"p1\"},{\"_id\":\"there\"},{\"_id\":\"p2\"}]");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(207);
+        assertThat(r.body()).isEqualTo("{\"inserted\":2,\"deleted\":0,\"modified\":0,\"matched\":0,\"errors\":["
+                + "{\"index\":1,\"httpStatus\":409,\"message\":\"duplicate _id: a document with _id \\\"there\\\" already exists\"}],"
+                + "\"links\":[\"/db/partial/p1\",\"/db/partial/p2\"]}");
+        assertThat(weft.get("/db/partial/p1").statusCode()).isEqualTo(200);
+        assertThat(weft.get("/db/partial/p2").statusCode()).isEqualTo(200);
+        // nothing clashing: 200, as before
+        HttpResponse<String> clean = weft.post("/db/partial", "[{\"_id\":\"p3\"}]");
+        assertThat(clean.statusCode()).isEqualTo(200);
+        assertThat(json(clean).has("errors")).isFalse();
+    }
+
+    @Test
+    void bulkUpdateOfMissingDocumentsReportsEach() throws Exception {
+        weft.post("/db/updates", "{\"_id\":\"u1\",\"v\":0}");
+        HttpResponse<String> r = weft.post("/db/updates?wm=update", "[{\"_id\":\"u1\",\"v\":1},{\"_id\":\"nowhere\",\"v\":1}]");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(207);
+        assertThat(json(r).get("modified").asInt()).isEqualTo(1);
+        assertThat(json(r).get("errors").get(0).get("index").asInt()).isEqualTo(1);
+        assertThat(json(r).get("errors").get(0).get("httpStatus").asInt()).isEqualTo(404);
+        assertThat(weft.get("/db/updates/nowhere").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void atomicBulkInsertIsAllOrNothing() throws Exception {
+        weft.post("/db/atomic", "{\"_id\":\"taken\"}");
+        HttpResponse<String> r = weft.post("/db/atomic?atomic=true", "[{\"_id\":\"new1\"},{\"_id\":\"taken\"},{\"_id\":\"new2\"}]");
         assertThat(r.statusCode()).isEqualTo(409);
-        assertThat(weft.get("/db/bulk/new1").statusCode()).isEqualTo(404);
-        assertThat(weft.get("/db/bulk/new2").statusCode()).isEqualTo(404);
-        // a bad element refuses the whole array before anything is written
-        HttpResponse<String> bad = weft.post("/db/bulk", "[{\"_id\":\"ok1\"},17]");
+        assertThat(weft.get("/db/atomic/new1").statusCode()).isEqualTo(404);
+        assertThat(weft.get("/db/atomic/new2").statusCode()).isEqualTo(404);
+        assertThat(weft.post("/db/atomic?atomic=maybe", "[{\"_id\":\"new1\"}]").statusCode()).isEqualTo(400);
+        assertThat(weft.get("/db/atomic/new1").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aBadElementRefusesTheWholeArray() throws Exception {
+        HttpResponse<String> bad = weft.post("/db/atomic", "[{\"_id\":\"ok1\"},17]");
         assertThat(bad.statusCode()).isEqualTo(400);
-        assertThat(weft.get("/db/bulk/ok1").statusCode()).isEqualTo(404);
+        assertThat(weft.get("/db/atomic/ok1").statusCode()).isEqualTo(404);
     }
 }

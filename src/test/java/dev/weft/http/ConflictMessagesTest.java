@@ -44,11 +44,25 @@ class ConflictMessagesTest {
     void aRestrictedReaderIsNotToldTheIdOrKeyOrIndex() throws Exception {
         assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"b1\",\"text\":\"t\"}"),
                 "duplicate _id: a document with the same _id already exists");
-        assertConflict(send(server, "alice", "POST", "/db/notes", "[{\"_id\":\"a9\"},{\"_id\":\"b1\"}]"),
+        assertConflict(send(server, "alice", "POST", "/db/notes?atomic=true", "[{\"_id\":\"a9\"},{\"_id\":\"b1\"}]"),
                 "duplicate _id: a document with the same _id already exists");
+        HttpResponse<String> partial = send(server, "alice", "POST", "/db/notes",
+                "[{\"_id\":\"a8\"},{\"_id\":\"b1\"},{\"_id\":\"a7\",\"email\":\"bob@example.com\"}]");
+        assertThat(partial.statusCode()).as(partial.body()).isEqualTo(207);
+        assertThat(partial.body()).startsWith("{\"inserted\":1,\"deleted\":0,\"modified\":0,\"matched\":0,\"errors\":["
+                + "{\"index\":1,\"httpStatus\":409,\"message\":\"duplicate _id: a document with the same _id already exists\"},"
+                + "{\"index\":2,\"httpStatus\":409,\"message\":\"duplicate key: a unique index already has this key for another document\"}],");
         assertConflict(send(server, "alice", "POST", "/db/notes", "{\"_id\":\"a5\",\"email\":\"bob@example.com\"}"),
                 "duplicate key: a unique index already has this key for another document");
         assertThat(send(server, "admin", "GET", "/db/notes/a5", null).statusCode()).isEqualTo(404);
+        HttpResponse<String> ndjson = server.client.send(server.request("/db/notes")
+                .setHeader("Authorization", TestServer.basic("alice", "alice-Password-1"))
+                .header("Content-Type", "application/x-ndjson")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"_id\":\"a6\"}\n{\"_id\":\"b1\"}\n")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(ndjson.statusCode()).as(ndjson.body()).isEqualTo(200);
+        assertThat(ndjson.body()).contains("{\"line\":2,\"message\":\"duplicate _id: a document with the same _id already exists\"}")
+                .doesNotContain("\"b1\"");
     }
 
     @Test

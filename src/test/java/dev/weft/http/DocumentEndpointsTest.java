@@ -59,6 +59,19 @@ class DocumentEndpointsTest {
     }
 
     @Test
+    void postInUpdateModeWithoutAnIdIs400() throws Exception {
+        HttpResponse<String> r = weft.post("/db/docs?wm=update", "{\"probe\":1}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).isEqualTo("{\"http status code\":400,\"http status description\":\"Bad Request\","
+                + "\"message\":\"wm=update needs the _id of the document to update\"}");
+        assertThat(weft.post("/db/docs?wm=update", "[{\"_id\":\"probe1\",\"probe\":1},{\"probe\":2}]").statusCode()).isEqualTo(400);
+        assertThat(json(weft.get("/db/docs/_size?filter=" + TestServer.q("{\"probe\":{\"$exists\":true}}"))).get("_size").asInt())
+                .isEqualTo(0);
+        // with an _id it updates; a missing one stays 404
+        assertThat(weft.post("/db/docs?wm=update", "{\"_id\":\"no-such\",\"v\":1}").statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void putOfAMissingDocumentIs404AndCreatesNothing() throws Exception {
         assertThat(weft.put("/db/docs/put-missing", "{\"a\":1}").statusCode()).isEqualTo(404);
         assertThat(weft.get("/db/docs/put-missing").statusCode()).isEqualTo(404);

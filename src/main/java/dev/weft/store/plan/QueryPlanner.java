@@ -19,6 +19,9 @@ import java.util.Optional;
  * ranges of it, and whether the source's order is the answer's order.
  *
  * <ol>
+ *   <li>An index that leaves documents out (sparse, partial) is a source only when the query
+ *       implies that every match is in it ({@link WrittenFilter#implies}); a hint naming one
+ *       that it does not is 400.
  *   <li>A {@code hint} names the source (unknown name: 400).
  *   <li>Otherwise every source whose ranges the filter can narrow is a candidate. When the sort
  *       is served by a source (its fields, all in the same or all in the opposite direction, and
@@ -106,6 +109,7 @@ public final class QueryPlanner {
         if (hint.isPresent()) {
             return hinted(coll, indexes, filter, sort, unbounded, hint.get());
         }
+        indexes = indexes.stream().filter(i -> WrittenFilter.implies(filter, i.spec())).toList();
         List<Candidate<I>> candidates = new ArrayList<>();
         Optional<List<KeyRange>> idRanges = filter.keyRanges(ID_FIELDS, false);
         idRanges.ifPresent(r -> candidates.add(new Candidate<>(null, merge(r))));
@@ -167,6 +171,10 @@ public final class QueryPlanner {
         if (!hint.equals(ID_INDEX)) {
             index = indexes.stream().filter(i -> i.spec().name().equals(hint)).findFirst()
                     .orElseThrow(() -> WeftException.badRequest("hint: the collection " + coll + " has no index named " + hint));
+            if (!WrittenFilter.implies(filter, index.spec())) {
+                throw WeftException.badRequest("hint: the index " + hint + " leaves out documents (sparse or"
+                        + " partialFilterExpression) that this filter does not rule out");
+            }
         }
         List<IndexField> fields = index == null ? ID_FIELDS : index.fields();
         boolean multikey = index != null && index.multikey();

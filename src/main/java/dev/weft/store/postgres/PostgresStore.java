@@ -364,7 +364,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
                 + " VALUES (?, ?, ?, ?, 0) RETURNING id")) {
             ps.setLong(1, coll.id());
             ps.setString(2, spec.name());
-            ps.setBytes(3, Catalog.encodeFields(json, spec.fields()));
+            ps.setBytes(3, Catalog.encodeSpec(json, spec));
             ps.setInt(4, spec.unique() ? 1 : 0);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -25,7 +25,7 @@ final class Schema {
                 "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey) VALUES (?, ?, ?, ?, ?)");
         ps.setLong(1, coll);
         ps.setString(2, spec.name());
-        ps.setBytes(3, Catalog.encodeFields(json, spec.fields()));
+        ps.setBytes(3, Catalog.encodeSpec(json, spec));
         ps.setInt(4, spec.unique() ? 1 : 0);
         ps.setInt(5, multikey ? 1 : 0);
         ps.executeUpdate();
