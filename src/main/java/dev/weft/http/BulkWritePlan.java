@@ -135,6 +135,8 @@ final class BulkWritePlan {
                 inserted++;
             } else if (r.outcome() == WriteResult.Outcome.UPDATED) {
                 modified++;
+            } else if (r.outcome() == WriteResult.Outcome.NOT_FOUND) {
+                continue; // as RESTHeart: an update (wm=update) of a missing document matches nothing, no error
             } else if (!r.ok()) {
                 WeftException failure = Api.failure(r);
                 ObjectNode error = errors.addObject();
