@@ -5,6 +5,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.Projection;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.RestheartEscapes;
 import dev.weft.query.Variables;
 import dev.weft.store.Namespace;
 import java.util.ArrayList;
@@ -80,8 +81,12 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         List<String> seen = new ArrayList<>();
         for (ObjectNode stream : definitions(properties)) {
             JsonNode uri = stream.get("uri");
-            if (uri == null || !uri.isString() || uri.stringValue().isEmpty() || uri.stringValue().contains("/")) {
-                throw WeftException.badRequest("every stream needs a uri: a non-empty name without '/'");
+            if (uri == null) {
+                match(stream, "without a uri"); // stored as RESTHeart does, and checked, but no URL reaches it
+                continue;
+            }
+            if (!uri.isString() || uri.stringValue().isEmpty() || uri.stringValue().contains("/")) {
+                throw WeftException.badRequest("a stream's uri must be a non-empty name without '/'");
             }
             String name = uri.stringValue();
             if (seen.contains(name)) {
@@ -175,7 +180,7 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
 
     /** The stream's {@code $match} stages as one filter ({@code $and} of several). */
     private static JsonNode match(ObjectNode stream, String name) {
-        JsonNode stages = stream.get("stages");
+        JsonNode stages = stream.has("stages") ? RestheartEscapes.undo(stream.get("stages")) : null;
         if (stages == null || !stages.isArray()) {
             throw WeftException.badRequest("stream " + name + ": stages must be an array");
         }

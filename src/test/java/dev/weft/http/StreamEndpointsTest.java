@@ -82,6 +82,21 @@ class StreamEndpointsTest {
     }
 
     @Test
+    void restheartsEscapedStagesAndStreamsWithoutUriAreStoredAsRestheartStoresThem() throws Exception {
+        weft.put("/db", null);
+        HttpResponse<String> r = weft.put("/db/escaped", "{\"streams\":[{\"uri\":\"byName\",\"stages\":"
+                + "[{\"_$match\":{\"fullDocument::name\":{\"_$in\":[\"x\"]}}}]},{\"stages\":[]}]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        try (Ws byName = Ws.open(weft, "/db/escaped/_streams/byName")) {
+            weft.post("/db/escaped", "{\"_id\":\"y\",\"name\":\"y\"}");
+            weft.post("/db/escaped", "{\"_id\":\"x\",\"name\":\"x\"}");
+            JsonNode insert = byName.next(10);
+            assertThat(insert.get("documentKey").get("_id").asString()).isEqualTo("x");
+            assertThat(byName.poll(300)).isNull();
+        }
+    }
+
+    @Test
     void badDefinitionsAndUnknownStreamsAre4xx() throws Exception {
         weft.put("/db", null);
         assertThat(weft.put("/db/bad", "{\"streams\":[{\"uri\":\"g\",\"stages\":[{\"$group\":{}}]}]}").statusCode())
@@ -89,7 +104,9 @@ class StreamEndpointsTest {
         assertThat(weft.put("/db/bad", "{\"streams\":[{\"uri\":\"g\",\"stages\":[{\"$match\":{\"a\":{\"$nope\":1}}}]}]}")
                 .statusCode()).isEqualTo(400);
         assertThat(weft.put("/db/bad", "{\"streams\":{\"uri\":\"g\"}}").statusCode()).isEqualTo(400);
-        assertThat(weft.put("/db/bad", "{\"streams\":[{\"stages\":[]}]}").statusCode()).isEqualTo(400);
+        assertThat(weft.put("/db/bad", "{\"streams\":[{\"uri\":7,\"stages\":[]}]}").statusCode()).isEqualTo(400);
+        assertThat(weft.put("/db/bad", "{\"streams\":[{\"stages\":[{\"$group\":{}}]}]}").statusCode())
+                .as("a stream without a uri is still checked").isEqualTo(400);
         assertThat(weft.put("/db/bad", "{\"streams\":[{\"uri\":\"v\",\"stages\":[{\"$match\":{\"a\":{\"$var\":\"x\"}}}]}]}")
                 .statusCode()).isEqualTo(201);
         HttpResponse<String> unknown = weft.get("/db/bad/_streams/nope", "Accept", "text/event-stream");

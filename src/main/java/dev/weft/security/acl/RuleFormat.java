@@ -3,6 +3,7 @@ package dev.weft.security.acl;
 import dev.weft.core.Json;
 import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
+import dev.weft.query.RestheartEscapes;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -70,33 +71,11 @@ final class RuleFormat {
         for (String filter : ESCAPED_FILTERS) {
             JsonNode value = restrictions.get(filter);
             if (value != null) {
-                restrictions.set(filter, unescape(value));
+                restrictions.set(filter, RestheartEscapes.undo(value));
             }
         }
         restrictions.properties().forEach(e -> refuseEscapes(e.getKey(), e.getValue()));
         return restrictions;
-    }
-
-    /**
-     * RESTHeart stores {@code $} operators and dots of its filters as {@code _$} and {@code ::}
-     * (MongoDB refuses them in stored keys) and reads them back unescaped; so does Weft, so
-     * rule documents copied from a RESTHeart {@code acl} collection keep their meaning.
-     */
-    private static JsonNode unescape(JsonNode value) {
-        if (value.isObject()) {
-            ObjectNode out = Json.NODES.objectNode();
-            for (Map.Entry<String, JsonNode> e : value.properties()) {
-                String key = e.getKey().startsWith("_$") ? e.getKey().substring(1) : e.getKey();
-                out.set(key.replace("::", "."), unescape(e.getValue()));
-            }
-            return out;
-        }
-        if (value.isArray()) {
-            var out = Json.NODES.arrayNode();
-            value.forEach(element -> out.add(unescape(element)));
-            return out;
-        }
-        return value;
     }
 
     /**
