@@ -1,6 +1,7 @@
 package dev.weft.query;
 
 import java.math.BigDecimal;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -17,7 +18,7 @@ import tools.jackson.databind.JsonNode;
  * equal each other), NaN, infinities and decimals too large for a double (the evaluator has its
  * own rules for those), objects, arrays and binary.
  */
-final class EqualityKeys {
+public final class EqualityKeys {
     private EqualityKeys() {}
 
     private record ObjectId(String hex) {}
@@ -26,6 +27,23 @@ final class EqualityKeys {
 
     private static final double TWO_TO_63 = 0x1p63;
     private static final BigDecimal MAX_DOUBLE = new BigDecimal(Double.MAX_VALUE);
+
+    /**
+     * The key of {@code value} as text (a type letter, then the value), for indexes keyed by
+     * strings (the change-stream subscriber index); empty when it has none.
+     */
+    public static Optional<String> text(JsonNode value) {
+        return switch (of(value)) {
+            case null -> Optional.empty();
+            case String s -> Optional.of("s" + s);
+            case Boolean b -> Optional.of(b ? "bt" : "bf");
+            case Long l -> Optional.of("n" + l);
+            case BigDecimal d -> Optional.of("n" + d.toPlainString());
+            case ObjectId o -> Optional.of("o" + o.hex());
+            case Date d -> Optional.of("d" + d.millis());
+            default -> throw new IllegalStateException("no text for key " + of(value));
+        };
+    }
 
     /** The key of {@code value}, or null when it has none. */
     static Object of(JsonNode value) {

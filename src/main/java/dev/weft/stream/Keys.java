@@ -1,33 +1,21 @@
 package dev.weft.stream;
 
+import dev.weft.query.EqualityKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Index keys of scalar values for the subscriber index: equal under MongoDB's equality if and only
- * if their keys are equal (numbers of any representation compare by value). Values that are not
- * strings, numbers or booleans have no key, and a filter on them is not indexed.
+ * Index keys of scalar values for the subscriber index: {@link EqualityKeys}, the keys {@code $in}
+ * looks values up by, so two values share a key exactly when the evaluator finds them equal.
+ * Values without a key (null, objects, arrays, ...) are not indexed: a filter on them is scanned.
  */
 final class Keys {
     private Keys() {}
 
     static Optional<String> of(JsonNode value) {
-        if (value.isString()) {
-            return Optional.of("s" + value.stringValue());
-        }
-        if (value.isNumber()) {
-            if (value.isFloatingPointNumber() && !Double.isFinite(value.doubleValue())) {
-                return Optional.empty();
-            }
-            String n = value.decimalValue().stripTrailingZeros().toPlainString();
-            return Optional.of("n" + (n.equals("-0") ? "0" : n));
-        }
-        if (value.isBoolean()) {
-            return Optional.of(value.booleanValue() ? "bt" : "bf");
-        }
-        return Optional.empty();
+        return EqualityKeys.text(value);
     }
 
     /**
