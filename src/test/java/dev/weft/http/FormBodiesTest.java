@@ -96,6 +96,30 @@ class FormBodiesTest {
         assertThat(urlencoded("PUT", "/db/forms/put1", "n=1").statusCode()).isEqualTo(415);
     }
 
+    @Test
+    void aFormWritesNoFurtherThanTheUsersRuleAllows() throws Exception {
+        AuthorizationMatrixTest.users(weft);
+        weft.put("/db/notes", null);
+        AuthorizationMatrixTest.rules(weft, "admin");
+        String alice = AuthorizationMatrixTest.authorization("alice");
+        HttpResponse<String> forged = weft.client.send(weft.request("/db/notes").setHeader("Authorization", alice)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("_id=f1&text=x&owner=bob")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(forged.statusCode()).as(forged.body()).isEqualTo(403);
+        assertThat(weft.get("/db/notes/f1").statusCode()).isEqualTo(404);
+        HttpResponse<String> own = weft.client.send(weft.request("/db/notes").setHeader("Authorization", alice)
+                .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
+                .POST(HttpRequest.BodyPublishers.ofString(multipartBody("_id", "f2", "text", "x"))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(own.statusCode()).as(own.body()).isEqualTo(201);
+        assertThat(weft.get("/db/notes/f2").body()).contains("\"owner\":\"alice\"");
+        HttpResponse<String> patched = weft.client.send(weft.request("/db/notes/f2").setHeader("Authorization", alice)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString("owner=bob")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(403);
+        assertThat(weft.get("/db/notes/f2").body()).contains("\"owner\":\"alice\"");
+    }
+
     static void assertRefused(HttpResponse<String> r, String mentions) {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
         assertThat(r.body()).startsWith("{\"http status code\":400,").contains(mentions);
