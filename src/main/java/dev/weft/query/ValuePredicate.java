@@ -212,6 +212,10 @@ abstract class ValuePredicate {
             this.literalPrefix = literalPrefix;
         }
 
+        Predicate<String> matcher() {
+            return matcher;
+        }
+
         @Override
         boolean test(JsonNode value) {
             return value != null && value.isString() && matcher.test(value.stringValue());
