@@ -95,6 +95,10 @@ public final class WeftServer implements AutoCloseable {
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
+        metrics.counter("weft_deep_pages_total", "Pages that started at a position index's block instead of walking every skipped document.",
+                api.pages()::started);
+        metrics.counter("weft_position_index_builds_total", "Position indexes built (one walk of a collection in one sort order).",
+                api.pages()::builds);
         streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
         metrics.gauge("weft_open_connections", "Open HTTP connections (max-connections bounds them).",
                 connections::getConnections);
