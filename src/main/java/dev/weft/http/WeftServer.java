@@ -112,7 +112,8 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
-        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints));
+        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
+                new AggregationEndpoints(api, authorizer)));
         RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
