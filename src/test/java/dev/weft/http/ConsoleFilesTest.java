@@ -77,6 +77,18 @@ class ConsoleFilesTest {
     }
 
     @Test
+    void namesThatAreNoFileKeepNothingInMemory() {
+        ConsoleFiles files = new ConsoleFiles("console/");
+        for (int i = 0; i < 1000; i++) {
+            assertThat(files.bytes("missing" + i + ".js")).isEmpty();
+        }
+        assertThat(files.bytes("../logback.xml")).isEmpty();
+        assertThat(files.kept()).isZero();
+        assertThat(files.bytes("console.js")).isPresent();
+        assertThat(files.kept()).isEqualTo(1);
+    }
+
+    @Test
     void onlyGetIsAllowedAndDataRoutesStillNeedCredentials() throws Exception {
         HttpResponse<String> r = weft.send("POST", "/_console/console.js", "{}", "Authorization", TestServer.ANONYMOUS);
         assertThat(r.statusCode()).isEqualTo(405);
