@@ -96,6 +96,10 @@ public final class WeftServer implements AutoCloseable {
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
+        metrics.counter("weft_deep_pages_total", "Pages that started at a position index's block instead of walking every skipped document.",
+                api.pages()::started);
+        metrics.counter("weft_position_index_builds_total", "Position indexes built (one walk of a collection in one sort order).",
+                api.pages()::builds);
         streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
         metrics.gauge("weft_open_connections", "Open HTTP connections (max-connections bounds them).",
                 connections::getConnections);
@@ -108,7 +112,8 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
-        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints));
+        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
+                new AggregationEndpoints(api, authorizer)));
         RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
