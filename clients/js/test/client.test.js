@@ -117,6 +117,18 @@ test('indexes: create, list, drop', async () => {
   assert.ok(!(await weft.indexes(DB, coll)).map((i) => i._id).includes('byName'));
 });
 
+test('aggregations: a pipeline in the body, and one the collection defines, with avars', async () => {
+  const coll = await freshCollection('aggr');
+  await weft.insertMany(DB, coll, [{ k: 'a', n: 1 }, { k: 'a', n: 2 }, { k: 'b', n: 5 }]);
+  assert.deepEqual(await weft.aggregatePipeline(DB, coll, [{ $group: { _id: '$k', total: { $sum: '$n' } } }, { $sort: { _id: 1 } }]),
+    [{ _id: 'a', total: 3 }, { _id: 'b', total: 5 }]);
+  await weft.createCollection(DB, coll, {
+    aggrs: [{ uri: 'byKey', stages: [{ $match: { k: { $var: 'k' } } }, { $group: { _id: '$k', total: { $sum: '$n' } } }] }],
+  });
+  assert.deepEqual(await weft.aggregate(DB, coll, 'byKey', { k: 'b' }), [{ _id: 'b', total: 5 }]);
+  await assert.rejects(weft.aggregate(DB, coll, 'nope'), (e) => e.status === 404);
+});
+
 test('ndjson import: progress per request, per-line errors numbered in the whole input', async () => {
   const coll = await freshCollection('ndjson');
   const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ _id: i + 1, text: 'line ' + (i + 1) }));
