@@ -15,7 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code /{db}/{coll}/_indexes}: list, create ({@code {"keys":{"a":1,"b":-1},"ops":{"unique":true}}},
- * with MongoDB's {@code sparse} and {@code partialFilterExpression} too) and drop indexes.
+ * with MongoDB's {@code sparse} and {@code partialFilterExpression} too; Weft's own
+ * {@code {"keys":{"links.url":"trigram"}}} for {@code $regex}) and drop indexes.
  */
 final class IndexEndpoints {
     private final Api api;
@@ -32,7 +33,13 @@ final class IndexEndpoints {
             ObjectNode entry = out.addObject();
             entry.put("_id", index.name());
             ObjectNode key = entry.putObject("key");
-            index.fields().forEach(f -> key.put(f.path(), f.direction()));
+            index.fields().forEach(f -> {
+                if (index.trigram()) {
+                    key.put(f.path(), "trigram");
+                } else {
+                    key.put(f.path(), f.direction());
+                }
+            });
             if (index.unique()) {
                 entry.put("unique", true);
             }
@@ -54,7 +61,9 @@ final class IndexEndpoints {
         api.existingCollection(ns);
         JsonNode ops = options(body.get("ops"));
         Optional<IndexSpec.PartialFilter> partial = partial(ops.get("partialFilterExpression"));
-        IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), flag(ops, "unique"), flag(ops, "sparse"), partial);
+        IndexSpec spec = trigramPath(body.get("keys"))
+                .map(path -> trigram(name, path, ops))
+                .orElseGet(() -> new IndexSpec(name, fields(body.get("keys")), flag(ops, "unique"), flag(ops, "sparse"), partial));
         spec.fields().forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
         // a partial unique index's 409 would tell what the filter's fields hold: they are named like keys
         partial.ifPresent(p -> p.filter().paths().forEach(path -> ex.context().access(ns).checkIndexPath(path)));
@@ -69,6 +78,31 @@ final class IndexEndpoints {
         ex.sendEmpty(204);
     }
 
+    /** The path of {@code {"path":"trigram"}}, Weft's own spelling of a trigram index. */
+    private static Optional<String> trigramPath(JsonNode keys) {
+        if (keys == null || !keys.isObject()
+                || keys.properties().stream().noneMatch(e -> e.getValue().isString() && e.getValue().stringValue().equals("trigram"))) {
+            return Optional.empty();
+        }
+        if (keys.size() != 1) {
+            throw WeftException.badRequest("a trigram index has one key, such as {\"links.url\":\"trigram\"}");
+        }
+        String path = keys.propertyNames().iterator().next();
+        if (path.isEmpty() || path.startsWith("$")) {
+            throw WeftException.badRequest("invalid index key path: " + path);
+        }
+        return Optional.of(path);
+    }
+
+    private static IndexSpec trigram(String name, String path, JsonNode ops) {
+        for (String option : List.of("unique", "sparse", "partialFilterExpression")) {
+            if (ops.has(option)) {
+                throw WeftException.badRequest("a trigram index takes no option " + option);
+            }
+        }
+        return IndexSpec.trigram(name, path);
+    }
+
     private static List<IndexField> fields(JsonNode keys) {
         if (keys == null || !keys.isObject() || keys.isEmpty()) {
             throw WeftException.badRequest("an index needs \"keys\", an object such as {\"author\":1}");
@@ -77,7 +111,7 @@ final class IndexEndpoints {
         for (Map.Entry<String, JsonNode> e : keys.properties()) {
             JsonNode dir = e.getValue();
             if (!dir.isIntegralNumber() || (dir.asInt() != 1 && dir.asInt() != -1)) {
-                throw WeftException.badRequest("index key " + e.getKey() + " must be 1 or -1");
+                throw WeftException.badRequest("index key " + e.getKey() + " must be 1 or -1 (or \"trigram\", alone)");
             }
             if (e.getKey().isEmpty() || e.getKey().startsWith("$")) {
                 throw WeftException.badRequest("invalid index key path: " + e.getKey());

@@ -44,6 +44,16 @@ public interface Filter {
         return TextCondition.ALWAYS;
     }
 
+    /**
+     * Strings that occur, in every matching document, within the strings it holds at the dotted
+     * {@code path} (array elements included, as an index on {@code path} sees them): what a
+     * trigram index on {@code path} can look up. Read from the {@code $regex} terms on that path
+     * that every match must satisfy; {@link TextCondition#ALWAYS} when there are none.
+     */
+    default TextCondition requiredStrings(String path) {
+        return TextCondition.ALWAYS;
+    }
+
     /** The filter that matches everything. */
     static Filter all() {
         return Node.All.INSTANCE;

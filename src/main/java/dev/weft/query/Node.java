@@ -47,6 +47,12 @@ abstract class Node implements Filter {
         return TextCondition.ALWAYS;
     }
 
+    /** Nothing for a negation or a foreign filter. */
+    @Override
+    public TextCondition requiredStrings(String path) {
+        return TextCondition.ALWAYS;
+    }
+
     /** Adds the paths {@link #paths} reports; none for a node that reads no field. */
     void addPaths(Set<String> out) {}
 
@@ -145,6 +151,15 @@ abstract class Node implements Filter {
         }
 
         @Override
+        public TextCondition requiredStrings(String path) {
+            List<TextCondition> all = new ArrayList<>();
+            for (Node child : children) {
+                all.add(child.requiredStrings(path));
+            }
+            return TextCondition.and(all);
+        }
+
+        @Override
         public String toString() {
             return "$and" + List.of(children);
         }
@@ -194,6 +209,15 @@ abstract class Node implements Filter {
             List<TextCondition> any = new ArrayList<>();
             for (Node child : children) {
                 any.add(child.requiredText());
+            }
+            return TextCondition.or(any);
+        }
+
+        @Override
+        public TextCondition requiredStrings(String path) {
+            List<TextCondition> any = new ArrayList<>();
+            for (Node child : children) {
+                any.add(child.requiredStrings(path));
             }
             return TextCondition.or(any);
         }
@@ -308,6 +332,13 @@ abstract class Node implements Filter {
         @Override
         public TextCondition requiredText() {
             return test.required();
+        }
+
+        /** A regex's literals are literals of the string it matches (its text condition, cut where JSON escapes). */
+        @Override
+        public TextCondition requiredStrings(String indexPath) {
+            return path.dotted.equals(indexPath) && test instanceof ValuePredicate.Regex ? test.required()
+                    : TextCondition.ALWAYS;
         }
 
         @Override

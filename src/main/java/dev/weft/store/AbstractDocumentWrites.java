@@ -5,6 +5,7 @@ import dev.weft.core.ObjectIds;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
+import dev.weft.query.Trigrams;
 import dev.weft.query.UpdateDescription;
 import dev.weft.query.Values;
 import dev.weft.store.ChangeEvent.Operation;
@@ -305,6 +306,9 @@ public abstract class AbstractDocumentWrites<T, C> {
     /** A document's distinct keys in an index: none when the index does not hold it (sparse, partial). */
     public static TreeSet<byte[]> keys(PlanIndex index, JsonNode doc) {
         TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
+        if (index.spec().trigram()) {
+            return Trigrams.keys(doc, index.fields().getFirst().path());
+        }
         if (index.spec().holds(doc)) {
             keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
         }

@@ -163,7 +163,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
 
     /**
      * The {@code fields} column of an index: its fields as an array, or, when it has options,
-     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...}}} (so indexes stored
+     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...},"kind":"trigram"}} (so indexes stored
      * before options existed read as they are, and no column is added).
      */
     public static byte[] encodeSpec(Json json, IndexSpec spec) {
@@ -171,11 +171,14 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         for (IndexField f : spec.fields()) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
         }
-        if (!spec.selective()) {
+        if (!spec.selective() && !spec.trigram()) {
             return json.bytes(array);
         }
         ObjectNode options = Json.NODES.objectNode();
         options.set("fields", array);
+        if (spec.trigram()) {
+            options.put("kind", "trigram");
+        }
         if (spec.sparse()) {
             options.put("sparse", true);
         }
@@ -196,7 +199,9 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         boolean sparse = stored.path("sparse").asBoolean(false);
         Optional<IndexSpec.PartialFilter> partial = stored.isObject() && stored.get("partialFilterExpression") instanceof ObjectNode p
                 ? Optional.of(IndexSpec.PartialFilter.of(p, STORED)) : Optional.empty();
-        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial);
+        IndexSpec.Kind kind = "trigram".equals(stored.path("kind").asString(""))
+                ? IndexSpec.Kind.TRIGRAM : IndexSpec.Kind.ORDERED;
+        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial, kind);
     }
 
     /** 412 unless {@code ifMatch} is absent or equals {@code current}. */

@@ -15,10 +15,31 @@ import tools.jackson.databind.node.ObjectNode;
  * A document the index does not hold has no key in it, so a unique key over documents that may
  * lack the field can be declared; the planner uses such an index only when the query implies
  * that the documents it needs are held ({@link dev.weft.store.plan.QueryPlanner}).
+ *
+ * <p>A {@link Kind#TRIGRAM} index (Weft's own, {@code {"keys":{"path":"trigram"}}}) has one field
+ * and holds the trigrams of the strings there ({@link dev.weft.query.Trigrams}): it answers
+ * {@code $regex} on that path, never a range or an order.
  */
-public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
+public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
+                        Kind kind) {
+    /** What an index's keys are: encoded values in order, or the trigrams of strings. */
+    public enum Kind { ORDERED, TRIGRAM }
+
     public IndexSpec(String name, List<IndexField> fields, boolean unique) {
         this(name, fields, unique, false, Optional.empty());
+    }
+
+    public IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
+        this(name, fields, unique, sparse, partial, Kind.ORDERED);
+    }
+
+    /** A trigram index on one path. */
+    public static IndexSpec trigram(String name, String path) {
+        return new IndexSpec(name, List.of(new IndexField(path, 1)), false, false, Optional.empty(), Kind.TRIGRAM);
+    }
+
+    public boolean trigram() {
+        return kind == Kind.TRIGRAM;
     }
 
     /** A {@code partialFilterExpression} as written, and compiled. Equal when written alike. */

@@ -98,7 +98,7 @@ class RegexLiteralsTest {
         assertThat(checked).isGreaterThan(5000);
     }
 
-    private static String pattern(Random random, String[] atoms, int depth) {
+    static String pattern(Random random, String[] atoms, int depth) {
         int n = 1 + random.nextInt(4);
         StringBuilder p = new StringBuilder();
         for (int i = 0; i < n; i++) {

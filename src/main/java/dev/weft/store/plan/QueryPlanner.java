@@ -5,6 +5,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.Trigrams;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,6 +35,10 @@ import java.util.Optional;
  *       stopping after skip+limit matches is cheaper; else the candidates are read and the top
  *       skip+limit kept in a bounded heap.
  * </ol>
+ * A trigram index is never a range or an order: when the filter's {@code $regex} terms on its
+ * path require literals, the lookup of their trigrams is a candidate taken where the scan or a
+ * walk in sort order would be (no candidate, or the best one counts {@code cap}+ keys), and when
+ * hinted (a hinted trigram index with nothing to look up is 400, as an unknown name).
  * Every plan is a superset read: the caller evaluates the filter on each document.
  *
  * <p>Engine-independent: a store supplies its indexes and a {@link Probe} that counts keys in
@@ -52,9 +57,15 @@ public final class QueryPlanner {
      * @param ranges     merged key ranges in ascending key order, or null for the whole source
      * @param ordered    true when the source's order (reversed if {@code descending}) is the sort
      * @param descending walk the source from its largest key
+     * @param trigrams   with a trigram {@code index}: the lookup whose documents are the candidates
+     *                   (then {@code ranges} is null and the plan unordered)
      */
     public record Plan<I extends PlanIndex>(I index, List<KeyRange> ranges, boolean ordered, boolean descending,
-                                            String description) {
+                                            String description, Trigrams.Query trigrams) {
+        public Plan(I index, List<KeyRange> ranges, boolean ordered, boolean descending, String description) {
+            this(index, ranges, ordered, descending, description, null);
+        }
+
         /** True when the plan reads less than the whole collection or walks an index for order. */
         public boolean usesIndex() {
             return ranges != null || index != null;
@@ -106,10 +117,11 @@ public final class QueryPlanner {
                                                      long limit, Optional<String> hint, Probe<I> probe)
             throws SQLException {
         boolean unbounded = limit == Long.MAX_VALUE;
+        Plan<I> byTrigrams = unbounded && sort != null ? null : trigramPlan(indexes, filter, hint);
         if (hint.isPresent()) {
-            return hinted(coll, indexes, filter, sort, unbounded, hint.get());
+            return byTrigrams != null ? byTrigrams : hinted(coll, indexes, filter, sort, unbounded, hint.get());
         }
-        indexes = indexes.stream().filter(i -> WrittenFilter.implies(filter, i.spec())).toList();
+        indexes = indexes.stream().filter(i -> !i.spec().trigram() && WrittenFilter.implies(filter, i.spec())).toList();
         List<Candidate<I>> candidates = new ArrayList<>();
         Optional<List<KeyRange>> idRanges = filter.keyRanges(ID_FIELDS, false);
         idRanges.ifPresent(r -> candidates.add(new Candidate<>(null, merge(r))));
@@ -154,6 +166,9 @@ public final class QueryPlanner {
                 }
             }
         }
+        if (byTrigrams != null && (best == null || bestCount >= cap)) {
+            return byTrigrams;
+        }
         if (walk != null && (best == null || bestCount >= cap)) {
             String why = best == null ? "" : " (" + best.name() + " matches " + cap + "+ keys)";
             return ordered(walk.index(), null, walk.descending(), why);
@@ -165,12 +180,35 @@ public final class QueryPlanner {
                 "IXSCAN " + best.name() + " " + best.ranges().size() + " range(s), sorted in memory");
     }
 
+    /**
+     * A lookup in a trigram index on a path whose {@code $regex} terms require literals (the hinted
+     * one, if a hint names one), or null. Its candidates hold the regexes' trigrams; the filter
+     * still decides.
+     */
+    private static <I extends PlanIndex> Plan<I> trigramPlan(List<I> indexes, Filter filter, Optional<String> hint) {
+        for (I index : indexes) {
+            if (!index.spec().trigram() || hint.isPresent() && !hint.get().equals(index.spec().name())) {
+                continue;
+            }
+            Trigrams.Query q = Trigrams.query(filter, index.fields().getFirst().path());
+            if (q != null) {
+                return new Plan<>(index, null, false, false,
+                        "TRIGRAMS " + index.spec().name() + " " + q.size() + " trigram(s), sorted in memory", q);
+            }
+        }
+        return null;
+    }
+
     private static <I extends PlanIndex> Plan<I> hinted(String coll, List<I> indexes, Filter filter, Sort sort,
                                                         boolean unbounded, String hint) {
         I index = null;
         if (!hint.equals(ID_INDEX)) {
             index = indexes.stream().filter(i -> i.spec().name().equals(hint)).findFirst()
                     .orElseThrow(() -> WeftException.badRequest("hint: the collection " + coll + " has no index named " + hint));
+            if (index.spec().trigram()) {
+                throw WeftException.badRequest("hint: the trigram index " + hint + " has nothing to look up: no $regex on "
+                        + index.fields().getFirst().path() + " that every match satisfies requires 3 characters in a row");
+            }
             if (!WrittenFilter.implies(filter, index.spec())) {
                 throw WeftException.badRequest("hint: the index " + hint + " leaves out documents (sparse or"
                         + " partialFilterExpression) that this filter does not rule out");

@@ -1,0 +1,121 @@
+package dev.weft.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.re2j.Pattern;
+import dev.weft.core.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+class TrigramsTest {
+    private static final QueryLimits LIMITS = new QueryLimits(1000, 100_000, 64);
+
+    private static Filter regex(String path, String pattern, String options) {
+        ObjectNode spec = Json.NODES.objectNode();
+        spec.putObject(path).put("$regex", pattern).put("$options", options);
+        return Filter.parse(spec, LIMITS);
+    }
+
+    private static JsonNode doc(String json) {
+        return Json.standard().parse(json, "test");
+    }
+
+    private static List<String> grams(TreeSet<byte[]> keys) {
+        return keys.stream().map(k -> new String(k, StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
+    void keysAreTheLowerCasedTrigramsOfEveryStringOnThePathArraysIncluded() {
+        JsonNode d = doc("{\"links\":[{\"url\":\"Apache\"},{\"url\":[\"pach\", 5]}],\"other\":\"zzzz\"}");
+        assertThat(grams(Trigrams.keys(d, "links.url"))).containsExactly("ach", "apa", "che", "pac");
+        assertThat(Trigrams.keys(doc("{\"a\":\"ab\"}"), "a")).isEmpty();
+        assertThat(Trigrams.keys(doc("{\"a\":1}"), "a")).isEmpty();
+    }
+
+    @Test
+    void aDocumentWithTooManyTrigramsHasTheOverflowKeyOnly() {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; s.codePointCount(0, s.length()) < 3 * Trigrams.MAX_KEYS_PER_DOCUMENT; i++) {
+            s.appendCodePoint(0x4e00 + (i % 20000));
+        }
+        ObjectNode d = Json.NODES.objectNode().put("t", s.toString());
+        assertThat(Trigrams.keys(d, "t")).hasSize(1).first().satisfies(k -> assertThat(k).isEqualTo(Trigrams.OVERFLOW));
+    }
+
+    @Test
+    void queriesAndTheLiteralsTrigramsAndOrTheAlternatives() {
+        assertThat(Trigrams.query(regex("u", ".*pach.*", ""), "u")).hasToString("All[parts=[pac, ach]]");
+        assertThat(Trigrams.query(regex("u", "PACH", "i"), "u")).hasToString("All[parts=[pac, ach]]");
+        assertThat(Trigrams.query(regex("u", "apple|pear", ""), "u").toString())
+                .isEqualTo("Any[parts=[All[parts=[app, ppl, ple]], All[parts=[pea, ear]]]]");
+        assertThat(Trigrams.query(regex("u", "ab.*", ""), "u")).isNull();
+        assertThat(Trigrams.query(regex("u", "apple|x", ""), "u")).isNull();
+        assertThat(Trigrams.query(regex("v", "apple", ""), "u")).isNull();
+    }
+
+    /**
+     * Soundness on random patterns and documents (strings, arrays of them, case folds that leave
+     * ASCII): whenever the filter matches, the document's keys satisfy the lookup.
+     */
+    @Test
+    void everyMatchHoldsTheTrigramsOfTheLookup() {
+        Random random = new Random(22);
+        String[] atoms = {"a", "b", "ab", "abc", "bca", "K", "k", "s", "S", "\u212a", "\u017f", "\u00e9", "\u00c9", ".", "[ab]",
+                "[a-c]", "[^a]", "\\d", "\\w", "x", "^", "$", "\\b", "\uD83D\uDE00", "ks"};
+        String alphabet = "abcKks\u212a\u017fx\u00e9\u00c9AB1 \uD83D\uDE00";
+        int alphabetSize = alphabet.codePointCount(0, alphabet.length());
+        int checked = 0;
+        int looked = 0;
+        for (int i = 0; i < 3000; i++) {
+            String pattern = RegexLiteralsTest.pattern(random, atoms, 3);
+            String options = random.nextInt(3) == 0 ? "i" : "";
+            Filter filter;
+            try {
+                Pattern.compile(pattern);
+                filter = regex("s", pattern, options);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            Trigrams.Query q = Trigrams.query(filter, "s");
+            looked += q == null ? 0 : 1;
+            for (int j = 0; j < 40; j++) {
+                ObjectNode d = Json.NODES.objectNode();
+                ArrayNode values = d.putArray("s");
+                int strings = 1 + random.nextInt(2);
+                for (int v = 0; v < strings; v++) {
+                    StringBuilder s = new StringBuilder();
+                    int n = random.nextInt(10);
+                    for (int k = 0; k < n; k++) {
+                        s.appendCodePoint(alphabet.codePointAt(alphabet.offsetByCodePoints(0, random.nextInt(alphabetSize))));
+                    }
+                    values.add(s.toString());
+                }
+                if (filter.matches(d)) {
+                    checked++;
+                    assertThat(holds(q, Trigrams.keys(d, "s"))).as("/%s/%s on %s: %s", pattern, options, d, q).isTrue();
+                }
+            }
+        }
+        assertThat(checked).isGreaterThan(5000);
+        assertThat(looked).isGreaterThan(300);
+    }
+
+    /** The lookup evaluated as the SQL does, on one document's keys. */
+    static boolean holds(Trigrams.Query q, TreeSet<byte[]> keys) {
+        if (q == null || keys.contains(Trigrams.OVERFLOW)) {
+            return true;
+        }
+        return switch (q) {
+            case Trigrams.Gram g -> keys.stream().anyMatch(k -> Arrays.equals(k, g.key()));
+            case Trigrams.All a -> a.parts().stream().allMatch(p -> holds(p, keys));
+            case Trigrams.Any o -> o.parts().stream().anyMatch(p -> holds(p, keys));
+        };
+    }
+}
