@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class RegexLiteralsTest {
+public class RegexLiteralsTest {
     private static final Json JSON = Json.standard();
 
     private static TextCondition contains(String s) {
@@ -98,7 +98,8 @@ class RegexLiteralsTest {
         assertThat(checked).isGreaterThan(5000);
     }
 
-    static String pattern(Random random, String[] atoms, int depth) {
+    /** A random pattern of {@code atoms}: concatenations, groups, alternations and repetitions. */
+    public static String pattern(Random random, String[] atoms, int depth) {
         int n = 1 + random.nextInt(4);
         StringBuilder p = new StringBuilder();
         for (int i = 0; i < n; i++) {
