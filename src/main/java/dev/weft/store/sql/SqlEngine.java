@@ -115,13 +115,23 @@ public final class SqlEngine {
         ps.setLong(1, index.id());
         try (ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
-                throw new WeftException(503, "the index " + index.spec().name() + " was dropped during this read; retry the read");
+                throw new SourceDropped(index.spec().name());
             }
             if (rs.getInt(1) != 0) {
                 index.markMultikey();
                 return true;
             }
             return false;
+        }
+    }
+
+    /**
+     * The index a plan chose was dropped by another writer after the catalog was read: the store
+     * re-reads its catalog and runs the read again.
+     */
+    public static final class SourceDropped extends SQLException {
+        SourceDropped(String index) {
+            super("the index " + index + " was dropped meanwhile");
         }
     }
 
