@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 /** The endpoints the route table points at, built once over one {@link Api}. */
 record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
-                 DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams) {
+                 DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams,
+                 Endpoint openApi, ConsoleFiles console) {
 
     private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
 
@@ -19,6 +20,8 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 new DocumentEndpoints(api),
                 new BulkEndpoints(api),
                 new IndexEndpoints(api),
-                streams);
+                streams,
+                OpenApiDescription.endpoint(api.json()),
+                new ConsoleFiles("console/"));
     }
 }

@@ -423,7 +423,8 @@ public abstract class StoreContract {
     @Test
     void aQueryPastItsTimeLimitStopsAndTheStoreGoesOn() {
         insertNumbered(20_000, ", \"t\":\"some text to match against\"");
-        Filter slow = filter("{\"t\":{\"$regex\":\"nothing.*here\"}}");
+        // no literal the database could search for first: every document is read and tested
+        Filter slow = filter("{\"t\":{\"$regex\":\"[0-9]{5}\"}}");
         FindQuery find = new FindQuery(slow, Sort.ID_DESCENDING, 0, 10, Optional.empty());
         List<Runnable> queries = List.of(
                 () -> store.find(ns, find, d -> {}),
@@ -443,7 +444,7 @@ public abstract class StoreContract {
         assertThat(deleted[0].message().orElseThrow()).contains("operation exceeded time limit");
         // nothing was deleted, and every connection is back: the same queries answer without the limit
         assertThat(store.count(ns, Filter.all())).isEqualTo(20_000);
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 4; i++) {
             assertThat(store.count(ns, slow)).isZero();
         }
         assertThat(ids(query(null, null, 0, 1))).containsExactly("19999");

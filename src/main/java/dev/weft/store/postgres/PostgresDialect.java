@@ -1,6 +1,7 @@
 package dev.weft.store.postgres;
 
 import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,11 @@ final class PostgresDialect implements Dialect {
         ps.setArray(first, array(sql, ranges.stream().map(KeyRange::low).toList()));
         ps.setArray(first + 1, array(sql, ranges.stream().map(KeyRange::high).toList()));
         return first + 2;
+    }
+
+    @Override
+    public TextPrefilter.Dialect textPrefilter() {
+        return TextPrefilter.Dialect.POSTGRESQL;
     }
 
     @Override

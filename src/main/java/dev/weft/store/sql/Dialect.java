@@ -1,6 +1,7 @@
 package dev.weft.store.sql;
 
 import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collection;
@@ -50,6 +51,9 @@ public interface Dialect {
 
     /** Binds the ranges of {@link #rangeTable} from parameter {@code first}; returns the next parameter. */
     int bindRanges(SqlConnection sql, PreparedStatement ps, int first, List<KeyRange> ranges) throws SQLException;
+
+    /** How a filter's required literals are searched for in the stored JSON ({@link TextPrefilter}). */
+    TextPrefilter.Dialect textPrefilter();
 
     /** Past this many ranges a read takes the whole table and lets the filter decide. */
     int maxRangesInOneStatement();

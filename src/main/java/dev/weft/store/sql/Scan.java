@@ -1,8 +1,10 @@
 package dev.weft.store.sql;
 
-import dev.weft.store.Catalog;
+import dev.weft.query.Filter;
 import dev.weft.query.KeyRange;
+import dev.weft.store.Catalog;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,8 +22,11 @@ import java.util.List;
  * <p>Unordered plans ({@link #candidates}) read every candidate once in one statement; a
  * multikey index's ids are made distinct by the database ({@code IN}).
  *
+ * <p>Both skip, inside the database, the rows whose JSON lacks a literal the filter requires
+ * ({@link TextPrefilter}); the caller still evaluates the filter on every row read.
+ *
  * <p>The statements are the same on every database ({@link Dialect} gives only the table of key
- * ranges): both compare row values and take {@code LIMIT ? OFFSET ?}.
+ * ranges and the text search): both compare row values and take {@code LIMIT ? OFFSET ?}.
  */
 final class Scan {
     /** Receives one row; returns false to stop reading (the row counts as read). */
@@ -33,6 +38,7 @@ final class Scan {
     private final String index;
     private final List<KeyRange> ranges;
     private final boolean descending;
+    private final TextPrefilter prefilter;
     private long offset;
     private final long unskipped;
     private int range;
@@ -44,9 +50,10 @@ final class Scan {
     /**
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
-    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, long offset) {
+    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset) {
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
+        this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), index == null ? "body" : "d.body");
         List<KeyRange> r = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
         this.ranges = plan.descending() ? r.reversed() : r;
         this.descending = plan.descending();
@@ -73,6 +80,7 @@ final class Scan {
             for (byte[] arg : q.args) {
                 ps.setBytes(p++, arg);
             }
+            p = prefilter.bind(ps, p);
             ps.setLong(p++, left);
             ps.setLong(p, offset);
             int got = 0;
@@ -126,6 +134,7 @@ final class Scan {
             where.append(descending ? " AND id < ?" : " AND id > ?");
             args.add(lastId);
         }
+        where.append(prefilter.sql());
         return new Query("SELECT id, id, body FROM " + docs + where + " ORDER BY id" + (descending ? " DESC" : ""),
                 args, lastId == null ? Kind.RANGE : Kind.AFTER);
     }
@@ -136,8 +145,8 @@ final class Scan {
         java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(4);
         Kind kind;
         if (lastKey != null && descending && !groupDone) {
-            return new Query(select + " WHERE d.id = i.id AND i.key = ? AND i.id > ? ORDER BY i.id", List.of(lastKey, lastId),
-                    Kind.GROUP);
+            return new Query(select + " WHERE d.id = i.id AND i.key = ? AND i.id > ?" + prefilter.sql() + " ORDER BY i.id",
+                    List.of(lastKey, lastId), Kind.GROUP);
         }
         if (r != null) {
             where.append(" AND i.key >= ? AND i.key <= ?");
@@ -156,17 +165,19 @@ final class Scan {
             args.add(lastId);
             kind = Kind.AFTER;
         }
+        where.append(prefilter.sql());
         return new Query(select + where + " ORDER BY i.key" + (descending ? " DESC" : "") + ", i.id", args, kind);
     }
 
     /** Reads every candidate of an unordered plan once, in no particular order. */
     static void candidates(SqlConnection sql, Dialect dialect, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan,
-                           Rows rows) throws SQLException {
+                           Filter filter, Rows rows) throws SQLException {
         List<KeyRange> ranges = plan.ranges();
         String docs = coll.table();
         String query;
+        TextPrefilter prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "d.body");
         if (ranges == null || ranges.size() > dialect.maxRangesInOneStatement()) {
-            query = "SELECT id, body FROM " + docs;
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1 = 1";
             ranges = List.of();
         } else if (ranges.isEmpty()) {
             return;
@@ -178,13 +189,12 @@ final class Scan {
                     : "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (SELECT i.id FROM " + values
                             + " CROSS JOIN " + plan.index().table() + " i WHERE i.key >= r.column1 AND i.key <= r.column2)";
         }
-        PreparedStatement ps = sql.prepare(query);
+        PreparedStatement ps = sql.prepare(query + prefilter.sql());
         if (dialect.fetchRows() > 0) {
             ps.setFetchSize(dialect.fetchRows());
         }
-        if (!ranges.isEmpty()) {
-            dialect.bindRanges(sql, ps, 1, ranges);
-        }
+        int p = ranges.isEmpty() ? 1 : dialect.bindRanges(sql, ps, 1, ranges);
+        prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {

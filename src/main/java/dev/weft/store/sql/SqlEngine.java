@@ -197,7 +197,7 @@ public final class SqlEngine {
             if (!plan.ordered()) {
                 return heap(sql, coll);
             }
-            scan = new Scan(coll, plan, everything ? skip : 0);
+            scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
             toSkip = everything ? scan.unskipped() : skip;
             return next(sql);
         }
@@ -244,7 +244,7 @@ public final class SqlEngine {
         private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
             TopK top = new TopK(sort, skip, left, maxSortBytes);
-            Scan.candidates(sql, dialect, coll, plan, (id, body) -> {
+            Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
                 JsonNode doc = json.parse(body, "stored document");
                 if (filter.matches(doc)) {
@@ -267,7 +267,7 @@ public final class SqlEngine {
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
         long[] n = {0};
-        Scan.candidates(sql, dialect, coll, plan, (id, body) -> {
+        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
             time.row();
             if (f.matches(json.parse(body, "stored document"))) {
                 n[0]++;
@@ -279,7 +279,7 @@ public final class SqlEngine {
 
     /** Every document {@code filter} may match, once each, in no order (the searches of bulk writes). */
     void candidates(SqlConnection sql, Catalog.Coll coll, Filter filter, Scan.Rows rows) throws SQLException {
-        Scan.candidates(sql, dialect, coll, plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), rows);
+        Scan.candidates(sql, dialect, coll, plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), filter, rows);
     }
 
     // --- writes ----------------------------------------------------------------------------------

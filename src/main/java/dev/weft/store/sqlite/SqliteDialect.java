@@ -1,6 +1,7 @@
 package dev.weft.store.sqlite;
 
 import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import java.sql.PreparedStatement;
@@ -60,6 +61,11 @@ final class SqliteDialect implements Dialect {
             ps.setBytes(p++, r.high());
         }
         return p;
+    }
+
+    @Override
+    public TextPrefilter.Dialect textPrefilter() {
+        return TextPrefilter.Dialect.SQLITE;
     }
 
     @Override
