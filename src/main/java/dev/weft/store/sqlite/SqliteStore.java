@@ -11,7 +11,6 @@ import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
-import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
