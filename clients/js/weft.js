@@ -505,7 +505,11 @@ export class Weft {
       });
       result.inserted += answer.inserted;
       result.failed += answer.failed;
-      for (const e of answer.errors ?? []) result.errors.push({ ...e, line: e.line + first });
+      for (const e of answer.errors ?? []) {
+        // the server numbers the lines of its request; the caller knows only the whole input
+        const line = e.line + first;
+        result.errors.push({ ...e, line, message: e.message.replace(new RegExp(`^line ${e.line}\\b`), `line ${line}`) });
+      }
       sentBytes = Math.min(totalBytes, sentBytes + bytes);
       first = last;
       onProgress?.({ sentBytes, totalBytes, inserted: result.inserted, failed: result.failed });

@@ -129,6 +129,7 @@ test('ndjson import: progress per request, per-line errors numbered in the whole
   assert.equal(result.inserted, 58);
   assert.equal(result.failed, 2);
   assert.deepEqual(result.errors.map((e) => e.line), [10, 45]);
+  for (const e of result.errors) assert.doesNotMatch(e.message, new RegExp(`line (?!${e.line}\\b)\\d+`), 'a line number of its request');
   assert.ok(progress.length >= 5, `${progress.length} progress reports`);
   for (let i = 1; i < progress.length; i++) assert.ok(progress[i].sentBytes > progress[i - 1].sentBytes);
   const total = Buffer.byteLength(lines.join('\n') + '\n');

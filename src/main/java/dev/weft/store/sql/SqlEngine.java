@@ -6,6 +6,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.StoredMatcher;
 import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
@@ -158,6 +159,7 @@ public final class SqlEngine {
      */
     public final class Find {
         private final Filter filter;
+        private final StoredMatcher matcher;
         private final Sort sort;
         private final boolean everything;
         private final long skip;
@@ -173,6 +175,7 @@ public final class SqlEngine {
         private Find(FindQuery query, QueryTime time) {
             this.filter = query.filter();
             this.sort = query.sort();
+            this.matcher = StoredMatcher.of(json, filter, sort);
             this.everything = filter == ALL;
             this.skip = query.skip();
             this.limit = query.limit();
@@ -224,7 +227,7 @@ public final class SqlEngine {
             long[] bytes = {0};
             boolean exhausted = scan.read(sql, dialect, CHUNK_ROWS, (id, body) -> {
                 time.row();
-                if (!everything && !filter.matches(json.parse(body, "stored document"))) {
+                if (!everything && !matcher.matches(body)) {
                     return true;
                 }
                 if (toSkip > 0) {
@@ -246,8 +249,8 @@ public final class SqlEngine {
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
-                JsonNode doc = json.parse(body, "stored document");
-                if (filter.matches(doc)) {
+                JsonNode doc = matcher.readIfMatches(body);
+                if (doc != null) {
                     top.offer(id, body, doc);
                 }
                 return true;
@@ -267,9 +270,10 @@ public final class SqlEngine {
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
         long[] n = {0};
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
         Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
             time.row();
-            if (f.matches(json.parse(body, "stored document"))) {
+            if (matcher.matches(body)) {
                 n[0]++;
             }
             return true;
