@@ -56,7 +56,6 @@ public final class SqlEngine {
 
     private final Dialect dialect;
     private final Json json;
-    private final long queryTimeoutMs;
     private final long maxSortBytes;
     private final SqlDocumentWrites writes;
     private final AtomicLong plans = new AtomicLong();
@@ -66,7 +65,6 @@ public final class SqlEngine {
     public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes) {
         this.dialect = dialect;
         this.json = json;
-        this.queryTimeoutMs = queryTimeoutMs;
         this.maxSortBytes = maxSortBytes;
         this.writes = new SqlDocumentWrites(this, dialect, json, queryTimeoutMs);
     }
@@ -146,7 +144,7 @@ public final class SqlEngine {
         return QueryPlanner.Probe.countRanges(ps, ranges, cap);
     }
 
-    /** A find of {@code query} on {@code coll}, read chunk by chunk on the connections the store gives it. */
+    /** A find of {@code query}, read chunk by chunk on the connections the store gives it (see {@link Find}). */
     public Find find(FindQuery query, QueryTime time) {
         return new Find(query, time);
     }
