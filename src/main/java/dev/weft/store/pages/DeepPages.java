@@ -57,6 +57,7 @@ public final class DeepPages {
     private final Json json = Json.standard();
     private final long minSkip;
     private final int block;
+    private final int maxOrders;
     private final int maxPending;
     private final long settleMs;
     private final Semaphore building = new Semaphore(1);
@@ -88,6 +89,7 @@ public final class DeepPages {
         this.store = store;
         this.minSkip = minSkip;
         this.block = block;
+        this.maxOrders = maxOrders;
         this.maxPending = maxPending;
         this.settleMs = settleMs;
         this.orders = new LinkedHashMap<>(16, 0.75f, true) {
@@ -135,7 +137,7 @@ public final class DeepPages {
      * starts at its block; any other query comes back unchanged.
      */
     public FindQuery rewrite(Namespace ns, FindQuery query) {
-        if (query.skip() < minSkip || query.filter() != Filter.all() || query.hint().isPresent()
+        if (maxOrders == 0 || query.skip() < minSkip || query.filter() != Filter.all() || query.hint().isPresent()
                 || !servedByAnIndex(ns, query.sort())) {
             return query;
         }
