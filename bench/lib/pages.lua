@@ -1,31 +1,10 @@
--- bench/pages: each wrk thread sends its share of WEFT_COUNT GETs of WEFT_PATH, then stops; the
--- run's time is the first request to the last answer (as bench/create's POSTs). After its share
--- a connection whose next request is due sends GET /ping until the thread's GETs are answered.
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_usec; } weft_timeval;
-int gettimeofday(weft_timeval *tv, void *tz);
-]]
-local function now_us()
-   local tv = ffi.new("weft_timeval")
-   ffi.C.gettimeofday(tv, nil)
-   return tonumber(tv.tv_sec) * 1000000 + tonumber(tv.tv_usec)
-end
-
-local threads = {}
-local next_id = 0
-function setup(thread)
-   thread:set("id", next_id)
-   next_id = next_id + 1
-   threads[#threads + 1] = thread
-end
-
+-- bench/pages (after lib/fixed-count.lua): each wrk thread sends its share of WEFT_COUNT GETs
+-- of WEFT_PATH, then stops. After its share a connection whose next request is due sends
+-- GET /ping until the thread's GETs are answered.
 share, sent, ok, failed, t_first, t_last, finished = 0, 0, 0, 0, 0, 0, false
 local ping, get
 function init(args)
-   local total = tonumber(os.getenv("WEFT_COUNT"))
-   local nthreads = tonumber(os.getenv("WEFT_THREADS"))
-   share = math.floor(total / nthreads) + ((id < total % nthreads) and 1 or 0)
+   share = thread_share()
    ping = wrk.format("GET", "/ping")
    get = wrk.format("GET", os.getenv("WEFT_PATH"))
 end
@@ -52,23 +31,10 @@ function response(status, headers, body)
    if status == 200 then ok = ok + 1 else failed = failed + 1 end
    if ok + failed >= share then
       finished = true
-      t_last = now_us()
-      local f = io.open(os.getenv("WEFT_DONE_DIR") .. "/" .. id, "w")
-      f:write("done\n"); f:close()
-      wrk.thread:stop()
+      thread_finished()
    end
 end
 
 function done(summary, latency, requests)
-   local o, f, first, last, unfinished = 0, 0, nil, 0, 0
-   for _, t in ipairs(threads) do
-      o = o + t:get("ok"); f = f + t:get("failed")
-      local tf, tl = t:get("t_first"), t:get("t_last")
-      if tf > 0 and tl == 0 then tl = now_us(); unfinished = unfinished + 1 end
-      if tf > 0 and (first == nil or tf < first) then first = tf end
-      if tl > last then last = tl end
-   end
-   local secs = (first and last > first) and (last - first) / 1e6 or 0
-   weft_report(summary, latency, string.format("ok=%d failed=%d run_seconds=%.3f queries_per_s=%.1f unfinished_threads=%d",
-      o, f, secs, secs > 0 and o / secs or 0, unfinished))
+   fixed_report(summary, latency, "ok", "run_seconds", "queries_per_s")
 end
