@@ -21,6 +21,9 @@ import tools.jackson.databind.node.ObjectNode;
  * collections {@code $lookup} reads ({@link #lookups}). An unknown stage is a 400 naming it.
  */
 final class StageParser {
+    static final Set<String> STAGES = Set.of("$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
+            "$replaceWith", "$group", "$sort", "$skip", "$limit", "$unwind", "$count", "$sortByCount", "$bucket", "$facet",
+            "$sample", "$lookup");
     private final QueryLimits limits;
     private final Set<String> variables;
     private final Set<String> paths = new LinkedHashSet<>();

@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.aggregate.Definitions;
 import dev.weft.core.Json;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
@@ -142,6 +143,7 @@ final class CollectionEndpoints {
         ObjectNode properties = api.objectBody(ex);
         Api.checkModes(properties);
         StreamQuery.validateDefinitions(properties, api.limits());
+        Definitions.validate(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));
         ex.sendEmpty(created ? 201 : 200);

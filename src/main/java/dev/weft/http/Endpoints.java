@@ -6,11 +6,11 @@ import java.nio.charset.StandardCharsets;
 /** The endpoints the route table points at, built once over one {@link Api}. */
 record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
                  DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams,
-                 Endpoint openApi, ConsoleFiles console) {
+                 Endpoint openApi, ConsoleFiles console, AggregationEndpoints aggregations) {
 
     private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
 
-    static Endpoints of(Api api, Metrics metrics, StreamEndpoints streams) {
+    static Endpoints of(Api api, Metrics metrics, StreamEndpoints streams, AggregationEndpoints aggregations) {
         return new Endpoints(
                 ex -> ex.sendJson(200, PONG),
                 ex -> ex.send(200, "text/plain; version=0.0.4; charset=utf-8",
@@ -22,6 +22,7 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 new IndexEndpoints(api),
                 streams,
                 OpenApiDescription.endpoint(api.json()),
-                new ConsoleFiles("console/"));
+                new ConsoleFiles("console/"),
+                aggregations);
     }
 }

@@ -103,6 +103,8 @@ final class Routes {
         // Browsers cannot set headers on a WebSocket or EventSource: streams take ?access_token=.
         b.route("/{db}/{coll}/_streams", URL_TOKEN).get(e.streams()::adhoc);
         b.route("/{db}/{coll}/_streams/{name}", URL_TOKEN).get(e.streams()::named);
+        b.route("/{db}/{coll}/_aggrs").post(e.aggregations()::adhoc);
+        b.route("/{db}/{coll}/_aggrs/{uri}").get(e.aggregations()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);

@@ -59,6 +59,7 @@ public final class WeftServer implements AutoCloseable {
     private final ServerConnector connector;
     private final StreamHub streams;
     private final Optional<ServerConnector> tlsConnector;
+    private final Routes routes;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
@@ -111,7 +112,9 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
-        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
+        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
+                new AggregationEndpoints(api, authorizer)));
+        RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads, api.json());
@@ -153,6 +156,11 @@ public final class WeftServer implements AutoCloseable {
         tls.setAcceptQueueSize(1024);
         server.addConnector(tls);
         return tls;
+    }
+
+    /** The route table this server answers by. */
+    Routes routes() {
+        return routes;
     }
 
     public void start() throws Exception {
