@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.core.Json;
+import dev.weft.schema.JsonSchemas;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
 import dev.weft.stream.StreamQuery;
@@ -129,6 +130,7 @@ final class CollectionEndpoints {
         Namespace ns = api.namespace(ex);
         ObjectNode properties = api.objectBody(ex);
         Api.checkModes(properties);
+        JsonSchemas.checkProperty(properties, ns.db());
         StreamQuery.validateDefinitions(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));

@@ -5,6 +5,7 @@ import dev.weft.core.Pem;
 import dev.weft.core.Settings;
 import dev.weft.observe.Metrics;
 import dev.weft.security.Authorizer;
+import dev.weft.schema.JsonSchemas;
 import dev.weft.security.Security;
 import dev.weft.store.Store;
 import dev.weft.stream.StreamHub;
@@ -93,7 +94,8 @@ public final class WeftServer implements AutoCloseable {
                 () -> plain.expired() + secure.expired());
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
-        Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
+        JsonSchemas schemas = JsonSchemas.open(store, settings);
+        Api api = Api.of(store, settings, security.policies().or(authorizer.policies()).or(schemas.storePolicies()));
         streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
         streams.watchAccess(() -> security.usersVersion() + authorizer.rulesVersion()); // both only grow
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
@@ -103,7 +105,7 @@ public final class WeftServer implements AutoCloseable {
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
         RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
-                security.authenticator(), authorizer, api.policies(), metrics,
+                security.authenticator(), authorizer, api.policies(), schemas.around(api.policies()), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads, api.json());
         server.setHandler(new GracefulHandler(pipeline));
