@@ -45,7 +45,7 @@ final class NdjsonExport {
     }
 
     /** The response body, started (status and headers committed) by the first bytes written to it. */
-    private static final class OpenedOnFirstWrite extends OutputStream {
+    static final class OpenedOnFirstWrite extends OutputStream {
         private final Exchange ex;
         private OutputStream response;
 

@@ -134,6 +134,11 @@ class AuthorizationMatrixTest {
                 row("/{db}/{coll}/_streams", "GET", "/db/other/_streams", null, 401, 403, 403, 400),
                 row("/{db}/{coll}/_streams/{name}", "GET", "/db/notes/_streams/nope", null, 401, 404, 404, 404),
                 row("/{db}/{coll}/_streams/{name}", "GET", "/db/other/_streams/nope", null, 401, 403, 403, 404),
+                row("/{db}/{coll}/_aggrs/{uri}", "GET", "/db/notes/_aggrs/nope", null, 401, 404, 404, 404),
+                row("/{db}/{coll}/_aggrs/{uri}", "GET", "/db/other/_aggrs/nope", null, 401, 403, 403, 404),
+                // an ad-hoc pipeline needs allowAdhocAggregations, which the notes rules do not give
+                row("/{db}/{coll}/_aggrs", "POST", "/db/notes/_aggrs", "[{\"$count\":\"n\"}]", 401, 403, 403, 200),
+                row("/{db}/{coll}/_aggrs", "POST", "/db/other/_aggrs", "[{\"$count\":\"n\"}]", 401, 403, 403, 200),
                 row("/{db}/{coll}/_indexes", "GET", "/db/notes/_indexes", null, 401, 200, 200, 200),
                 row("/{db}/{coll}/_indexes", "GET", "/db/other/_indexes", null, 401, 403, 403, 200),
                 row("/{db}/{coll}/_indexes/{name}", "PUT", "/db/notes/_indexes/by-text", "{\"keys\":{\"text\":1}}",
@@ -216,7 +221,8 @@ class AuthorizationMatrixTest {
         matrix().forEach(row -> covered.add(row.method() + " " + row.template()));
         Set<String> routes = new HashSet<>();
         Api api = Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE);
-        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, null, null, null, null))).all()
+        Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, null, null, null, null),
+                new AggregationEndpoints(api, null))).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }
