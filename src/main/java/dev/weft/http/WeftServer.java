@@ -115,7 +115,7 @@ public final class WeftServer implements AutoCloseable {
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
         routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
-                new AggregationEndpoints(api, authorizer)));
+                new AggregationEndpoints(api, authorizer), new TokenEndpoints(security, api.json())));
         RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), schemas.around(api.policies()), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
