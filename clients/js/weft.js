@@ -470,6 +470,11 @@ export class Weft {
     return this.#json('GET', path(db, coll, '_aggrs', name), { params: { avars, page, pagesize } });
   }
 
+  /** Runs `stages` (POST `/_aggrs`: admins, or rules with allowAdhocAggregations). */
+  aggregatePipeline(db, coll, stages, { page, pagesize } = {}) {
+    return this.#json('POST', path(db, coll, '_aggrs'), { body: stages, params: { page, pagesize } });
+  }
+
   /** `/metrics` as samples (see parsePrometheus). */
   async metrics() {
     return parsePrometheus(await (await this.request('GET', '/metrics')).text());

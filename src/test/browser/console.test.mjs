@@ -45,6 +45,7 @@ async function shot(page, name) {
 const profile = mkdtempSync(join(tmpdir(), 'weft-chromium-'));
 let context;
 try {
+  const launching = Date.now();
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
@@ -52,6 +53,7 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  console.log(`chromium started in ${Date.now() - launching} ms (node up ${Math.round(process.uptime() * 1000)} ms)`);
   const page = context.pages()[0] ?? await context.newPage();
   page.setDefaultTimeout(10000);
   const pageErrors = [];

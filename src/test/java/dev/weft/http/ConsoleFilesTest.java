@@ -3,6 +3,10 @@ package dev.weft.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,6 +78,38 @@ class ConsoleFilesTest {
         }
         // an encoded slash never reaches the route: Jetty refuses the ambiguous path
         assertThat(weft.get("/_console/..%2F..%2Flogback.xml", "Authorization", TestServer.ANONYMOUS).statusCode()).isEqualTo(400);
+    }
+
+    /**
+     * The page renders documents anyone with write access may fill with markup: no script may
+     * parse text as HTML or code (the CSP forbids inline scripts and eval; this keeps the sources
+     * from relying on either).
+     */
+    @Test
+    void noConsoleScriptParsesTextAsMarkupOrCode() throws Exception {
+        List<Path> scripts;
+        try (Stream<Path> files = Files.list(NodeScripts.root().resolve("src/main/resources/console"))) {
+            scripts = Stream.concat(files.filter(p -> p.toString().endsWith(".js")),
+                    Stream.of(NodeScripts.root().resolve("clients/js/weft.js"))).toList();
+        }
+        assertThat(scripts).hasSizeGreaterThan(5);
+        for (Path script : scripts) {
+            assertThat(Files.readString(script)).as(script.toString())
+                    .doesNotContain("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
+                            "new Function", "setHTMLUnsafe", "createContextualFragment");
+        }
+    }
+
+    @Test
+    void namesThatAreNoFileKeepNothingInMemory() {
+        ConsoleFiles files = new ConsoleFiles("console/");
+        for (int i = 0; i < 1000; i++) {
+            assertThat(files.bytes("missing" + i + ".js")).isEmpty();
+        }
+        assertThat(files.bytes("../logback.xml")).isEmpty();
+        assertThat(files.kept()).isZero();
+        assertThat(files.bytes("console.js")).isPresent();
+        assertThat(files.kept()).isEqualTo(1);
     }
 
     @Test
