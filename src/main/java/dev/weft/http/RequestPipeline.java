@@ -59,11 +59,18 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final long maxBodyBytes;
     private final Executor requestThreads;
     private final DocumentPolicy.Lookup policies;
+    private final DocumentPolicy.Lookup writePolicies;
     private final Json json;
 
+    /**
+     * @param writePolicies the policies of requests that may write: {@code policies} with what
+     *                      only writes check (JSON Schemas), which reads need not look up
+     */
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, DocumentPolicy.Lookup policies,
-                    Metrics metrics, Cors cors, long maxBodyBytes, Executor requestThreads, Json json) {
+                    DocumentPolicy.Lookup writePolicies, Metrics metrics, Cors cors, long maxBodyBytes,
+                    Executor requestThreads, Json json) {
         this.json = json;
+        this.writePolicies = writePolicies;
         this.requestThreads = requestThreads;
         this.policies = policies;
         this.routes = routes;
@@ -161,7 +168,8 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 } else {
                     Principal principal = authenticator.authenticate(exchange);
                     exchange.authorized(new RequestContext(match, principal,
-                            authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)), policies));
+                            authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)),
+                            method.equals("GET") ? policies : writePolicies));
                 }
             }
             Routes.Route route = exchange.context().match().route();

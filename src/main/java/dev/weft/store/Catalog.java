@@ -163,7 +163,8 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
 
     /**
      * The {@code fields} column of an index: its fields as an array, or, when it has options,
-     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...},"kind":"trigram"}} (so indexes stored
+     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...},"expireAfterSeconds":n,"kind":"trigram"}}
+     * (so indexes stored
      * before options existed read as they are, and no column is added).
      */
     public static byte[] encodeSpec(Json json, IndexSpec spec) {
@@ -171,7 +172,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         for (IndexField f : spec.fields()) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
         }
-        if (!spec.selective() && !spec.trigram()) {
+        if (!spec.selective() && spec.expireAfterSeconds().isEmpty() && !spec.trigram()) {
             return json.bytes(array);
         }
         ObjectNode options = Json.NODES.objectNode();
@@ -183,6 +184,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
             options.put("sparse", true);
         }
         spec.partial().ifPresent(p -> options.set("partialFilterExpression", p.expression()));
+        spec.expireAfterSeconds().ifPresent(s -> options.put("expireAfterSeconds", s));
         return json.bytes(options);
     }
 
@@ -201,7 +203,9 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
                 ? Optional.of(IndexSpec.PartialFilter.of(p, STORED)) : Optional.empty();
         IndexSpec.Kind kind = "trigram".equals(stored.path("kind").asString(""))
                 ? IndexSpec.Kind.TRIGRAM : IndexSpec.Kind.ORDERED;
-        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial, kind);
+        Optional<Long> expire = stored.path("expireAfterSeconds").canConvertToLong()
+                ? Optional.of(stored.get("expireAfterSeconds").longValue()) : Optional.empty();
+        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial, expire, kind);
     }
 
     /** 412 unless {@code ifMatch} is absent or equals {@code current}. */

@@ -15,13 +15,15 @@ import tools.jackson.databind.node.ObjectNode;
  * A document the index does not hold has no key in it, so a unique key over documents that may
  * lack the field can be declared; the planner uses such an index only when the query implies
  * that the documents it needs are held ({@link dev.weft.store.plan.QueryPlanner}).
+ * {@code expireAfterSeconds} makes it a TTL index: {@link TtlReaper} deletes the documents whose
+ * field holds a date older than that.
  *
  * <p>A {@link Kind#TRIGRAM} index (Weft's own, {@code {"keys":{"path":"trigram"}}}) has one field
  * and holds the trigrams of the strings there ({@link dev.weft.query.Trigrams}): it answers
  * {@code $regex} on that path, never a range or an order.
  */
 public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
-                        Kind kind) {
+                        Optional<Long> expireAfterSeconds, Kind kind) {
     /** What an index's keys are: encoded values in order, or the trigrams of strings. */
     public enum Kind { ORDERED, TRIGRAM }
 
@@ -30,12 +32,18 @@ public record IndexSpec(String name, List<IndexField> fields, boolean unique, bo
     }
 
     public IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
-        this(name, fields, unique, sparse, partial, Kind.ORDERED);
+        this(name, fields, unique, sparse, partial, Optional.empty());
+    }
+
+    public IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
+                     Optional<Long> expireAfterSeconds) {
+        this(name, fields, unique, sparse, partial, expireAfterSeconds, Kind.ORDERED);
     }
 
     /** A trigram index on one path. */
     public static IndexSpec trigram(String name, String path) {
-        return new IndexSpec(name, List.of(new IndexField(path, 1)), false, false, Optional.empty(), Kind.TRIGRAM);
+        return new IndexSpec(name, List.of(new IndexField(path, 1)), false, false, Optional.empty(), Optional.empty(),
+                Kind.TRIGRAM);
     }
 
     public boolean trigram() {

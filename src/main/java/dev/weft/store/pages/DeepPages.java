@@ -52,11 +52,18 @@ public final class DeepPages {
     private static final Logger LOG = LoggerFactory.getLogger(DeepPages.class);
     /** After a failed or refused build, how long until the same order is tried again. */
     private static final long RETRY_MS = 5_000;
+    /**
+     * A build reads the collection in finds of this many documents, each a query of its own
+     * under {@code query-timeout-ms} (one walk of millions of documents would not fit it); the
+     * version check around the whole build makes the segments one consistent walk.
+     */
+    private static final long BUILD_SEGMENT = 250_000;
 
     private final Store store;
     private final Json json = Json.standard();
     private final long minSkip;
     private final int block;
+    private final int maxOrders;
     private final int maxPending;
     private final long settleMs;
     private final Semaphore building = new Semaphore(1);
@@ -88,6 +95,7 @@ public final class DeepPages {
         this.store = store;
         this.minSkip = minSkip;
         this.block = block;
+        this.maxOrders = maxOrders;
         this.maxPending = maxPending;
         this.settleMs = settleMs;
         this.orders = new LinkedHashMap<>(16, 0.75f, true) {
@@ -135,7 +143,7 @@ public final class DeepPages {
      * starts at its block; any other query comes back unchanged.
      */
     public FindQuery rewrite(Namespace ns, FindQuery query) {
-        if (query.skip() < minSkip || query.filter() != Filter.all() || query.hint().isPresent()
+        if (maxOrders == 0 || query.skip() < minSkip || query.filter() != Filter.all() || query.hint().isPresent()
                 || !servedByAnIndex(ns, query.sort())) {
             return query;
         }
@@ -273,8 +281,14 @@ public final class DeepPages {
             order.overflowed = false;
         }
         PositionIndex.Builder builder = new PositionIndex.Builder(block);
-        store.find(key.ns(), new FindQuery(Filter.all(), key.sort(), 0, Long.MAX_VALUE, Optional.empty()), ReadMode.SINGLE,
-                doc -> builder.next(() -> SortPosition.of(json.parse(doc.json(), "stored document"), key.sort())));
+        long[] read = {0};
+        for (long segment = 0; read[0] == segment * BUILD_SEGMENT; segment++) {
+            store.find(key.ns(), new FindQuery(Filter.all(), key.sort(), read[0], BUILD_SEGMENT, Optional.empty()),
+                    ReadMode.SINGLE, doc -> {
+                        read[0]++;
+                        builder.next(() -> SortPosition.of(json.parse(doc.json(), "stored document"), key.sort()));
+                    });
+        }
         PositionIndex index = builder.build();
         synchronized (order) {
             synchronized (feed) {
