@@ -20,7 +20,8 @@ import java.util.List;
  * resumption first finishes the rows of the last key, then continues below it.
  *
  * <p>Unordered plans ({@link #candidates}) read every candidate once in one statement; a
- * multikey index's ids are made distinct by the database ({@code IN}).
+ * multikey index's ids are made distinct by the database ({@code IN}), and so are those of a
+ * trigram lookup ({@link TrigramLookup}).
  *
  * <p>Both skip, inside the database, the rows whose JSON lacks a literal the filter requires
  * ({@link TextPrefilter}); the caller still evaluates the filter on every row read.
@@ -176,7 +177,13 @@ final class Scan {
         String docs = coll.table();
         String query;
         TextPrefilter prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "d.body");
-        if (ranges == null || ranges.size() > dialect.maxRangesInOneStatement()) {
+        List<byte[]> grams = List.of();
+        if (plan.trigrams() != null) {
+            TrigramLookup lookup = TrigramLookup.of(plan.trigrams(), plan.index().table());
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
+            grams = lookup.args();
+            ranges = List.of();
+        } else if (ranges == null || ranges.size() > dialect.maxRangesInOneStatement()) {
             query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1 = 1";
             ranges = List.of();
         } else if (ranges.isEmpty()) {
@@ -194,6 +201,9 @@ final class Scan {
             ps.setFetchSize(dialect.fetchRows());
         }
         int p = ranges.isEmpty() ? 1 : dialect.bindRanges(sql, ps, 1, ranges);
+        for (byte[] gram : grams) {
+            ps.setBytes(p++, gram);
+        }
         prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
