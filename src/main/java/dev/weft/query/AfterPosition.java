@@ -68,4 +68,10 @@ public record AfterPosition(Filter inner, Sort sort, SortPosition position, bool
         paths.add("_id");
         return paths;
     }
+
+    /** The inner filter's: a match after the position is a match of it. */
+    @Override
+    public TextCondition requiredStrings(String path) {
+        return inner.requiredStrings(path);
+    }
 }

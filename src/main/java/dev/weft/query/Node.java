@@ -364,5 +364,10 @@ abstract class Node implements Filter {
         void addPaths(Set<String> out) {
             out.addAll(filter.paths());
         }
+
+        @Override
+        public TextCondition requiredStrings(String path) {
+            return filter.requiredStrings(path);
+        }
     }
 }

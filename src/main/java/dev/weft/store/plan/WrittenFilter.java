@@ -89,4 +89,9 @@ public record WrittenFilter(Filter compiled, List<JsonNode> written) implements 
     public TextCondition requiredText() {
         return compiled.requiredText();
     }
+
+    @Override
+    public TextCondition requiredStrings(String path) {
+        return compiled.requiredStrings(path);
+    }
 }

@@ -255,10 +255,6 @@ public final class PostgresStore extends SqlStore {
         return engine.indexedPlans();
     }
 
-    public Plan<Catalog.Index> lastPlan() {
-        return engine.lastPlan();
-    }
-
     // --- change events -------------------------------------------------------------------
 
     /** The event log shared by every node on this database (see {@link PgEventLog}). */

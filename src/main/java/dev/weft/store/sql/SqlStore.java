@@ -6,6 +6,7 @@ import dev.weft.store.Catalog;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
+import dev.weft.store.plan.QueryPlanner;
 import java.sql.SQLException;
 
 /**
@@ -61,5 +62,10 @@ public abstract class SqlStore extends AbstractStore<SqlConnection> {
     @Override
     public WriteOp prepare(WriteOp op) {
         return engine.prepare(op);
+    }
+
+    /** The plan of the last query (for tests: which source answered). */
+    public QueryPlanner.Plan<Catalog.Index> lastPlan() {
+        return engine.lastPlan();
     }
 }

@@ -378,10 +378,6 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return engine.indexedPlans();
     }
 
-    QueryPlanner.Plan<Catalog.Index> lastPlan() {
-        return engine.lastPlan();
-    }
-
     @Override
     public void close() {
         writer.close();
