@@ -175,7 +175,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
             }
         }
         List<IndexField> wanted = Sort.parse(relaxed(api).strictText(raw.get(), "hint"), api.limits()).fields();
-        return Optional.of(indexes.stream().filter(i -> i.fields().equals(wanted)).findFirst()
+        return Optional.of(indexes.stream().filter(i -> !i.trigram() && i.fields().equals(wanted)).findFirst()
                 .orElseThrow(() -> WeftException.badRequest("hint " + raw.get() + " names no index of " + ns))
                 .name());
     }
