@@ -5,6 +5,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 
 /**
  * {@code GET /{db}/{coll}} with {@code Accept: application/x-ndjson}: every matching document,
@@ -30,10 +31,11 @@ final class NdjsonExport {
     void stream(Exchange ex, Namespace ns) throws IOException {
         api.existingCollection(ns);
         FindPlan plan = FindPlan.of(ex, api, ns);
+        Optional<JsonMode> mode = ex.jsonMode();
         OutputStream out = new BufferedOutputStream(new OpenedOnFirstWrite(ex), BUFFER);
         plan.all(doc -> {
             try {
-                out.write(doc);
+                out.write(mode.isPresent() ? mode.get().render(doc) : doc);
                 out.write('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

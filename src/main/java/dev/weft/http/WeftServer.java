@@ -84,9 +84,10 @@ public final class WeftServer implements AutoCloseable {
         server.addConnector(connector);
         HeaderDeadline secure = new HeaderDeadline(https(http), settings.headerTimeoutMs());
         tlsConnector = settings.auth().tlsEnabled() ? Optional.of(tls(settings, secure)) : Optional.empty();
-        tlsConnector.ifPresentOrElse(
-                tls -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector, tls)),
-                () -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector)));
+        ConnectionLimit connections = tlsConnector
+                .map(tls -> new ConnectionLimit(settings.maxConnections(), connector, tls))
+                .orElseGet(() -> new ConnectionLimit(settings.maxConnections(), connector));
+        server.addBean(connections);
 
         Metrics metrics = new Metrics();
         metrics.counter("weft_header_timeouts_total", "Requests answered 408 because their headers took longer than header-timeout-ms.",
@@ -95,6 +96,10 @@ public final class WeftServer implements AutoCloseable {
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
         streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
+        metrics.gauge("weft_open_connections", "Open HTTP connections (max-connections bounds them).",
+                connections::getConnections);
+        metrics.gauge("weft_stream_clients", "Open change stream subscriptions, WebSocket and SSE.",
+                streams::subscribers);
         streams.watchAccess(() -> security.usersVersion() + authorizer.rulesVersion()); // both only grow
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);

@@ -36,6 +36,14 @@ public interface Filter {
      */
     Set<String> paths();
 
+    /**
+     * Strings the stored JSON text of every matching document contains: a prefilter a store may push into SQL (a necessary
+     * condition only; matches are still decided by {@link #matches}).
+     */
+    default TextCondition requiredText() {
+        return TextCondition.ALWAYS;
+    }
+
     /** The filter that matches everything. */
     static Filter all() {
         return Node.All.INSTANCE;

@@ -41,6 +41,12 @@ abstract class Node implements Filter {
         return out;
     }
 
+    /** What a matching document's JSON text must contain; nothing for a negation or a foreign filter. */
+    @Override
+    public TextCondition requiredText() {
+        return TextCondition.ALWAYS;
+    }
+
     /** Adds the paths {@link #paths} reports; none for a node that reads no field. */
     void addPaths(Set<String> out) {}
 
@@ -130,6 +136,15 @@ abstract class Node implements Filter {
         }
 
         @Override
+        public TextCondition requiredText() {
+            List<TextCondition> all = new ArrayList<>();
+            for (Node child : children) {
+                all.add(child.requiredText());
+            }
+            return TextCondition.and(all);
+        }
+
+        @Override
         public String toString() {
             return "$and" + List.of(children);
         }
@@ -171,6 +186,16 @@ abstract class Node implements Filter {
             for (Node child : children) {
                 child.addPaths(out);
             }
+        }
+
+        /** Only when every branch requires something: one of those. */
+        @Override
+        public TextCondition requiredText() {
+            List<TextCondition> any = new ArrayList<>();
+            for (Node child : children) {
+                any.add(child.requiredText());
+            }
+            return TextCondition.or(any);
         }
 
         @Override
@@ -278,6 +303,11 @@ abstract class Node implements Filter {
         @Override
         void addPaths(Set<String> out) {
             out.add(path.dotted);
+        }
+
+        @Override
+        public TextCondition requiredText() {
+            return test.required();
         }
 
         @Override

@@ -49,10 +49,12 @@ final class Regexes {
             throw WeftException.badRequest("$regex at '" + path + "' cannot be used: " + e.getDescription()
                     + " in /" + pattern + "/ (backreferences and lookaround are not supported)");
         }
+        int compiledFlags = flags;
         boolean caseSensitive = (flags & Pattern.CASE_INSENSITIVE) == 0;
         boolean anchoredLiteral = caseSensitive && (flags & Pattern.MULTILINE) == 0;
         String prefix = anchoredLiteral ? literalPrefix(source) : "";
-        return new ValuePredicate.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral), prefix);
+        return new ValuePredicate.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral), prefix,
+                () -> RegexLiterals.required(source, compiledFlags));
     }
 
     /**

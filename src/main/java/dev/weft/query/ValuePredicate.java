@@ -21,6 +21,14 @@ abstract class ValuePredicate {
         return test(valueOrNull);
     }
 
+    /**
+     * Strings the stored JSON of a document holding a value that passes must contain
+     * ({@link TextCondition}); {@link TextCondition#ALWAYS} when the test implies none.
+     */
+    TextCondition required() {
+        return TextCondition.ALWAYS;
+    }
+
     /** Whether an array value also passes when one of its elements does. */
     boolean expands() {
         return true;
@@ -89,6 +97,11 @@ abstract class ValuePredicate {
         }
 
         @Override
+        TextCondition required() {
+            return operand.isString() ? TextCondition.jsonString(operand.stringValue()) : TextCondition.ALWAYS;
+        }
+
+        @Override
         public String toString() {
             return "$eq " + operand;
         }
@@ -150,6 +163,15 @@ abstract class ValuePredicate {
         }
 
         @Override
+        TextCondition required() {
+            List<TextCondition> any = new ArrayList<>();
+            for (ValuePredicate alternative : alternatives) {
+                any.add(alternative.required());
+            }
+            return TextCondition.or(any);
+        }
+
+        @Override
         public String toString() {
             return "$in " + List.of(alternatives);
         }
@@ -205,11 +227,26 @@ abstract class ValuePredicate {
         private final String pattern;
         private final Predicate<String> matcher;
         private final String literalPrefix;
+        private final java.util.function.Supplier<TextCondition> literals;
+        private volatile TextCondition required;
 
-        Regex(String pattern, Predicate<String> matcher, String literalPrefix) {
+        Regex(String pattern, Predicate<String> matcher, String literalPrefix,
+              java.util.function.Supplier<TextCondition> literals) {
             this.pattern = pattern;
             this.matcher = matcher;
             this.literalPrefix = literalPrefix;
+            this.literals = literals;
+        }
+
+        /** Read from the pattern when first asked (most filters are never pushed into SQL). */
+        @Override
+        TextCondition required() {
+            TextCondition r = required;
+            if (r == null) {
+                r = literals.get();
+                required = r;
+            }
+            return r;
         }
 
         Predicate<String> matcher() {
@@ -391,6 +428,11 @@ abstract class ValuePredicate {
                 }
             }
             return false;
+        }
+
+        @Override
+        TextCondition required() {
+            return condition.requiredText();
         }
 
         /** Whether one element passes the conditions (also what {@code $pull} removes). */

@@ -26,6 +26,7 @@ import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.plan.TopK;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -505,7 +506,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
             Plan<Catalog.Index> plan = plan(c, coll, filter, sort, skip, limit, hint);
             if (!plan.ordered()) {
                 TopK top = new TopK(sort, skip, limit, settings.maxSortBytes());
-                candidates(c, coll, plan, (id, body) -> {
+                candidates(c, coll, plan, filter, (id, body) -> {
                     time.row();
                     JsonNode doc = json.parse(body, "stored document");
                     if (filter.matches(doc)) {
@@ -515,7 +516,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
                 top.result().forEach(body -> sink.accept(new StoredDocument(body)));
                 return null;
             }
-            walk(c, coll, plan, everything ? skip : 0, everything ? limit : Long.MAX_VALUE, new Rows() {
+            walk(c, coll, plan, filter, everything ? skip : 0, everything ? limit : Long.MAX_VALUE, new Rows() {
                 long toSkip = everything ? 0 : skip;
                 long left = limit;
 
@@ -638,8 +639,8 @@ public final class PostgresStore extends AbstractStore<Connection> {
     }
 
     /** Walks an ordered plan's ranges in order, each streamed through a cursor. */
-    private static void walk(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, long offset, long limit, Rows rows)
-            throws SQLException {
+    private static void walk(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, Filter filter, long offset,
+                             long limit, Rows rows) throws SQLException {
         List<KeyRange> ranges = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
         if (plan.descending()) {
             ranges = ranges.reversed();
@@ -647,12 +648,14 @@ public final class PostgresStore extends AbstractStore<Connection> {
         boolean pushSkip = ranges.size() == 1;
         String dir = plan.descending() ? " DESC" : "";
         String select = plan.index() == null
-                ? "SELECT id, body FROM " + coll.table() + " WHERE %s ORDER BY id" + dir
+                ? "SELECT d.id, d.body FROM " + coll.table() + " d WHERE %s ORDER BY d.id" + dir
                 : "SELECT i.id, d.body FROM " + plan.index().table() + " i JOIN " + coll.table()
                         + " d ON d.id = i.id WHERE %s ORDER BY i.key" + dir + ", i.id";
-        String column = plan.index() == null ? "id" : "i.key";
+        TextPrefilter prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.POSTGRESQL, "d.body");
+        String column = plan.index() == null ? "d.id" : "i.key";
         for (KeyRange r : ranges) {
-            String sql = String.format(select, r == null ? "true" : column + " >= ? AND " + column + " <= ?")
+            String sql = String.format(select, (r == null ? "true" : column + " >= ? AND " + column + " <= ?")
+                            + prefilter.sql())
                     + (pushSkip && limit != Long.MAX_VALUE ? " LIMIT " + limit : "")
                     + (pushSkip && offset > 0 ? " OFFSET " + offset : "");
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -661,6 +664,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
                     ps.setBytes(1, r.low());
                     ps.setBytes(2, r.high());
                 }
+                prefilter.bind(ps, r == null ? 1 : 3);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {
@@ -674,15 +678,16 @@ public final class PostgresStore extends AbstractStore<Connection> {
 
     /** Every candidate document of the filter, once each, in no order (for counts and bulk writes). */
     void candidates(Connection c, Catalog.Coll coll, Filter filter, AllRows rows) throws SQLException {
-        candidates(c, coll, plan(c, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), rows);
+        candidates(c, coll, plan(c, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), filter, rows);
     }
 
-    private static void candidates(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, AllRows rows)
+    private static void candidates(Connection c, Catalog.Coll coll, Plan<Catalog.Index> plan, Filter filter, AllRows rows)
             throws SQLException {
         List<KeyRange> ranges = plan.ranges();
         String sql;
+        TextPrefilter prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.POSTGRESQL, "d.body");
         if (ranges == null) {
-            sql = "SELECT id, body FROM " + coll.table();
+            sql = "SELECT d.id, d.body FROM " + coll.table() + " d WHERE true";
         } else if (ranges.isEmpty()) {
             return;
         } else {
@@ -692,12 +697,13 @@ public final class PostgresStore extends AbstractStore<Connection> {
                     : "SELECT d.id, d.body FROM " + coll.table() + " d WHERE d.id IN (SELECT i.id FROM " + r + " JOIN "
                             + plan.index().table() + " i ON i.key >= r.lo AND i.key <= r.hi)";
         }
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(sql + prefilter.sql())) {
             ps.setFetchSize(FETCH_ROWS);
             if (ranges != null) {
                 ps.setArray(1, PostgresDocumentWrites.array(c, ranges.stream().map(KeyRange::low).toList()));
                 ps.setArray(2, PostgresDocumentWrites.array(c, ranges.stream().map(KeyRange::high).toList()));
             }
+            prefilter.bind(ps, ranges == null ? 1 : 3);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.row(rs.getBytes(1), rs.getBytes(2));

@@ -1,8 +1,10 @@
 package dev.weft.store.sqlite;
 
-import dev.weft.store.Catalog;
+import dev.weft.query.Filter;
 import dev.weft.query.KeyRange;
+import dev.weft.store.Catalog;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,6 +21,9 @@ import java.util.List;
  *
  * <p>Unordered plans ({@link #candidates}) read every candidate once in one statement; a
  * multikey index's ids are made distinct by SQLite.
+ *
+ * <p>Both skip, inside SQLite, the rows whose JSON lacks a literal the filter requires
+ * ({@link TextPrefilter}); the caller still evaluates the filter on every row read.
  */
 final class Scan {
     /** Receives one row; returns false to stop reading (the row counts as read). */
@@ -32,6 +37,7 @@ final class Scan {
     private final String index;
     private final List<KeyRange> ranges;
     private final boolean descending;
+    private final TextPrefilter prefilter;
     private long offset;
     private final long unskipped;
     private int range;
@@ -43,9 +49,10 @@ final class Scan {
     /**
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
-    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, long offset) {
+    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, long offset) {
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
+        this.prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.SQLITE, index == null ? "body" : "d.body");
         List<KeyRange> r = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
         this.ranges = plan.descending() ? r.reversed() : r;
         this.descending = plan.descending();
@@ -69,6 +76,7 @@ final class Scan {
             for (byte[] arg : q.args) {
                 ps.setBytes(p++, arg);
             }
+            p = prefilter.bind(ps, p);
             ps.setLong(p++, left);
             ps.setLong(p, offset);
             int got = 0;
@@ -122,6 +130,7 @@ final class Scan {
             where.append(descending ? " AND id < ?" : " AND id > ?");
             args.add(lastId);
         }
+        where.append(prefilter.sql());
         return new Query("SELECT id, id, body FROM " + docs + where + " ORDER BY id" + (descending ? " DESC" : ""),
                 args, lastId == null ? Kind.RANGE : Kind.AFTER);
     }
@@ -132,7 +141,8 @@ final class Scan {
         java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(4);
         Kind kind;
         if (lastKey != null && descending && !groupDone) {
-            return new Query(select + " WHERE i.key = ? AND i.id > ? ORDER BY i.id", List.of(lastKey, lastId), Kind.GROUP);
+            return new Query(select + " WHERE i.key = ? AND i.id > ?" + prefilter.sql() + " ORDER BY i.id",
+                    List.of(lastKey, lastId), Kind.GROUP);
         }
         if (r != null) {
             where.append(" AND i.key >= ? AND i.key <= ?");
@@ -151,16 +161,19 @@ final class Scan {
             args.add(lastId);
             kind = Kind.AFTER;
         }
+        where.append(prefilter.sql());
         return new Query(select + where + " ORDER BY i.key" + (descending ? " DESC" : "") + ", i.id", args, kind);
     }
 
     /** Reads every candidate of an unordered plan once, in no particular order. */
-    static void candidates(Sql sql, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Rows rows) throws SQLException {
+    static void candidates(Sql sql, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Rows rows)
+            throws SQLException {
         List<KeyRange> ranges = plan.ranges();
         String docs = coll.table();
         String query;
+        TextPrefilter prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.SQLITE, "d.body");
         if (ranges == null || ranges.size() > MAX_RANGES_IN_ONE_STATEMENT) {
-            query = "SELECT id, body FROM " + docs;
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1";
             ranges = List.of();
         } else if (ranges.isEmpty()) {
             return;
@@ -176,12 +189,13 @@ final class Scan {
                     : "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (SELECT i.id FROM " + values
                             + " CROSS JOIN " + plan.index().table() + " i WHERE i.key >= r.column1 AND i.key <= r.column2)";
         }
-        PreparedStatement ps = sql.prepare(query);
+        PreparedStatement ps = sql.prepare(query + prefilter.sql());
         int p = 1;
         for (KeyRange r : ranges) {
             ps.setBytes(p++, r.low());
             ps.setBytes(p++, r.high());
         }
+        prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {

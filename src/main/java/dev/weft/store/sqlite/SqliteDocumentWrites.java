@@ -55,7 +55,7 @@ final class SqliteDocumentWrites extends AbstractDocumentWrites<Sql, Catalog.Col
     @Override
     protected void candidates(Sql sql, Catalog.Coll coll, Filter filter, Row row) throws SQLException {
         QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty());
-        Scan.candidates(sql, coll, plan, (id, body) -> {
+        Scan.candidates(sql, coll, plan, filter, (id, body) -> {
             row.accept(id, body);
             return true;
         });

@@ -345,7 +345,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             if (!plan.ordered()) {
                 return f.heap(sql, coll, sort);
             }
-            f.scan = new Scan(coll, plan, everything ? skip : 0);
+            f.scan = new Scan(coll, plan, filter, everything ? skip : 0);
             f.toSkip = everything ? f.scan.unskipped() : skip;
             return f.chunk(sql);
         });
@@ -416,7 +416,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
             done = true;
             TopK top = new TopK(sort, skip, left, maxSortBytes);
-            Scan.candidates(sql, coll, plan, (id, body) -> {
+            Scan.candidates(sql, coll, plan, filter, (id, body) -> {
                 time.row();
                 JsonNode doc = json.parse(body, "stored document");
                 if (filter.matches(doc)) {
@@ -443,7 +443,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
             noted(plan);
             long[] n = {0};
-            Scan.candidates(sql, coll, plan, (id, body) -> {
+            Scan.candidates(sql, coll, plan, f, (id, body) -> {
                 time.row();
                 if (f.matches(json.parse(body, "stored document"))) {
                     n[0]++;

@@ -1,0 +1,91 @@
+package dev.weft.store.plan;
+
+import dev.weft.query.Filter;
+import dev.weft.query.TextCondition;
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A filter's {@link TextCondition} as a SQL condition on the stored JSON column, so that the
+ * database skips, in C, the rows that cannot match before Java sees them. Only ever a necessary
+ * condition: every row that passes is still evaluated, so answers never depend on it.
+ *
+ * <p>SQLite: {@code instr(body, ?) > 0} on the BLOB (a byte search); ASCII case-insensitive
+ * literals as {@code body LIKE ? ESCAPE '\'} (LIKE folds ASCII only, which is why such literals
+ * are ASCII). PostgreSQL: {@code position(? in body) > 0} on the bytea; case-insensitive
+ * literals as {@code ILIKE} on the text.
+ */
+public record TextPrefilter(String sql, List<Object> args) {
+    /** No condition. */
+    public static final TextPrefilter NONE = new TextPrefilter("", List.of());
+
+    public enum Dialect { SQLITE, POSTGRESQL }
+
+    /**
+     * The condition for {@code filter} on {@code column} (e.g. {@code body} or {@code d.body}),
+     * as {@code " AND (...)"} to append to a WHERE clause, or {@link #NONE}.
+     */
+    public static TextPrefilter of(Filter filter, Dialect dialect, String column) {
+        if (filter == null) {
+            return NONE;
+        }
+        TextCondition c = filter.requiredText().bounded(TextCondition.MAX_LITERALS);
+        if (c instanceof TextCondition.Always) {
+            return NONE;
+        }
+        List<Object> args = new ArrayList<>();
+        StringBuilder sql = new StringBuilder(" AND ");
+        render(c, dialect, column, sql, args);
+        return new TextPrefilter(sql.toString(), List.copyOf(args));
+    }
+
+    private static void render(TextCondition c, Dialect dialect, String column, StringBuilder sql, List<Object> args) {
+        switch (c) {
+            case TextCondition.Always a -> sql.append("1 = 1");
+            case TextCondition.Contains t when t.ignoreCase() -> {
+                sql.append(dialect == Dialect.SQLITE
+                        ? column + " LIKE ? ESCAPE '\\'"
+                        : "convert_from(" + column + ", 'UTF8') ILIKE ? ESCAPE '\\'");
+                args.add("%" + likeEscaped(t.text()) + "%");
+            }
+            case TextCondition.Contains t -> {
+                sql.append(dialect == Dialect.SQLITE ? "instr(" + column + ", ?) > 0" : "position(? in " + column + ") > 0");
+                args.add(t.text().getBytes(StandardCharsets.UTF_8));
+            }
+            case TextCondition.AllOf a -> join(a.all(), " AND ", dialect, column, sql, args);
+            case TextCondition.AnyOf o -> join(o.any(), " OR ", dialect, column, sql, args);
+        }
+    }
+
+    private static void join(List<TextCondition> parts, String op, Dialect dialect, String column, StringBuilder sql,
+                             List<Object> args) {
+        sql.append('(');
+        for (int i = 0; i < parts.size(); i++) {
+            if (i > 0) {
+                sql.append(op);
+            }
+            render(parts.get(i), dialect, column, sql, args);
+        }
+        sql.append(')');
+    }
+
+    private static String likeEscaped(String text) {
+        return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+
+    /** Binds the arguments from parameter {@code first} on; returns the next parameter's index. */
+    public int bind(PreparedStatement ps, int first) throws SQLException {
+        int p = first;
+        for (Object arg : args) {
+            if (arg instanceof byte[] bytes) {
+                ps.setBytes(p++, bytes);
+            } else {
+                ps.setString(p++, (String) arg);
+            }
+        }
+        return p;
+    }
+}
