@@ -159,6 +159,13 @@ class AggregationEndpointsTest {
             assertThat(small.post("/db/c/_aggrs", "[{\"$count\":\"n\"}]").body()).isEqualTo("[{\"n\":100}]");
             assertThat(small.post("/db/c/_aggrs", "[{\"$sort\":{\"_id\":-1}},{\"$project\":{\"_id\":1}},{\"$limit\":1}]").body())
                     .isEqualTo("[{\"_id\":99}]");
+            // a sort no index serves is the pipeline's, within the setting; with an index the store streams it
+            String bySize = "[{\"$sort\":{\"s\":1,\"_id\":1}},{\"$project\":{\"_id\":1}},{\"$skip\":98}]";
+            HttpResponse<String> unindexed = small.post("/db/c/_aggrs", bySize);
+            assertThat(unindexed.statusCode()).isEqualTo(400);
+            assertThat(unindexed.body()).contains("exceeded memory limit", "$sort");
+            assertThat(small.put("/db/c/_indexes/by-s", "{\"keys\":{\"s\":1,\"_id\":1}}").statusCode()).isEqualTo(201);
+            assertThat(small.post("/db/c/_aggrs", bySize).body()).isEqualTo("[{\"_id\":98},{\"_id\":99}]");
         }
     }
 
