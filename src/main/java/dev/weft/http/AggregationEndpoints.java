@@ -10,6 +10,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -103,9 +104,10 @@ final class AggregationEndpoints {
     /** Every result, one per line, the 200 committed with the first bytes (an error before that is a JSON error). */
     private void streamAll(Exchange ex, AggregatePlan plan) throws IOException {
         OutputStream out = new BufferedOutputStream(new NdjsonExport.OpenedOnFirstWrite(ex), BUFFER);
+        Optional<JsonMode> mode = ex.jsonMode();
         plan.run(result -> {
             try {
-                out.write(api.json().bytes(result));
+                out.write(api.json().bytes(mode.isPresent() ? mode.get().render(result) : result));
                 out.write('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

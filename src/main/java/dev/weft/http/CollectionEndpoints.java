@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.aggregate.Definitions;
 import dev.weft.core.Json;
+import dev.weft.schema.JsonSchemas;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
 import dev.weft.stream.StreamQuery;
@@ -142,6 +143,7 @@ final class CollectionEndpoints {
         Namespace ns = api.namespace(ex);
         ObjectNode properties = api.objectBody(ex);
         Api.checkModes(properties);
+        JsonSchemas.checkProperty(properties, ns.db());
         StreamQuery.validateDefinitions(properties, api.limits());
         Definitions.validate(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));

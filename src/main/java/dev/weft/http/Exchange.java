@@ -39,6 +39,7 @@ public final class Exchange implements AuthRequest {
     private RequestContext context;
     private Credential credential = Credential.ANONYMOUS;
     private final boolean takesAccessToken;
+    private AuthToken authToken;
 
     /**
      * @param takesAccessToken the route accepts {@code ?access_token=} in place of an
@@ -89,9 +90,22 @@ public final class Exchange implements AuthRequest {
     /** The token's two headers, encoded once per token (they repeat on every answer to its user). */
     @Override
     public void setAuthToken(AuthToken token) {
+        this.authToken = token;
         for (HttpField field : token.encoded(Exchange::authTokenFields)) {
             responses.addHeader(field);
         }
+    }
+
+    /** The auth token this request's answer announces, when authentication issued one. */
+    Optional<AuthToken> authToken() {
+        return Optional.ofNullable(authToken);
+    }
+
+    /** Takes the auth token's headers off the answer (the token was just revoked). */
+    void dropAuthToken() {
+        authToken = null;
+        responses.removeHeader(AuthToken.HEADER);
+        responses.removeHeader(AuthToken.VALID_UNTIL_HEADER);
     }
 
     private static HttpField[] authTokenFields(AuthToken token) {

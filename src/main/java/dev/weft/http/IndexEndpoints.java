@@ -40,6 +40,7 @@ final class IndexEndpoints {
                 entry.put("sparse", true);
             }
             index.partial().ifPresent(p -> entry.set("partialFilterExpression", p.expression()));
+            index.expireAfterSeconds().ifPresent(seconds -> entry.put("expireAfterSeconds", seconds));
         }
         ex.sendJson(200, api.json().bytes(out));
     }
@@ -54,7 +55,9 @@ final class IndexEndpoints {
         api.existingCollection(ns);
         JsonNode ops = options(body.get("ops"));
         Optional<IndexSpec.PartialFilter> partial = partial(ops.get("partialFilterExpression"));
-        IndexSpec spec = new IndexSpec(name, fields(body.get("keys")), flag(ops, "unique"), flag(ops, "sparse"), partial);
+        List<IndexField> fields = fields(body.get("keys"));
+        IndexSpec spec = new IndexSpec(name, fields, flag(ops, "unique"), flag(ops, "sparse"), partial,
+                expireAfterSeconds(ops.get("expireAfterSeconds"), fields));
         spec.fields().forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
         // a partial unique index's 409 would tell what the filter's fields hold: they are named like keys
         partial.ifPresent(p -> p.filter().paths().forEach(path -> ex.context().access(ns).checkIndexPath(path)));
@@ -88,7 +91,7 @@ final class IndexEndpoints {
     }
 
     private static final java.util.Set<String> OPTIONS =
-            java.util.Set.of("unique", "sparse", "partialFilterExpression", "name", "background");
+            java.util.Set.of("unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "name", "background");
 
     private static JsonNode options(JsonNode ops) {
         if (ops == null) {
@@ -103,6 +106,21 @@ final class IndexEndpoints {
             }
         }
         return ops;
+    }
+
+    /** MongoDB's TTL option: whole seconds from 0 to 2^31-1, on an index of one field other than {@code _id}. */
+    private static Optional<Long> expireAfterSeconds(JsonNode value, List<IndexField> fields) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() < 0
+                || value.longValue() > Integer.MAX_VALUE) {
+            throw WeftException.badRequest("ops.expireAfterSeconds must be a whole number of seconds from 0 to 2147483647");
+        }
+        if (fields.size() != 1 || fields.getFirst().path().equals("_id")) {
+            throw WeftException.badRequest("ops.expireAfterSeconds needs an index of one field, not _id (MongoDB's TTL indexes)");
+        }
+        return Optional.of(value.longValue());
     }
 
     private static boolean flag(JsonNode ops, String name) {

@@ -20,7 +20,8 @@ record NewDocuments(DocumentAccess access, int maxIdBytes) {
 
     /** Ids and policy applied; the permission still to check against what it may replace. */
     ObjectNode prepared(JsonNode client) {
-        return access.toStore(DocumentIds.prepareForInsert(client, maxIdBytes));
+        JsonNode entering = client.isObject() ? access.entering((ObjectNode) client) : client;
+        return access.toStore(DocumentIds.prepareForInsert(entering, maxIdBytes));
     }
 
     /** A document to insert, fully admitted. */

@@ -49,8 +49,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      * What an open route's request is granted: nothing beyond reaching its endpoint, which serves
      * files that hold no data and never touches the store.
      */
-    private static final Permission OPEN_ROUTE = new Permission(true, Optional.empty(), Optional.empty(),
-            Optional.empty(), java.util.List.of(), Optional.empty(), Permission.Allowances.NONE, "");
+    private static final Permission OPEN_ROUTE = Permission.NOTHING;
 
     private final Routes routes;
     private final Authenticator authenticator;
@@ -60,11 +59,18 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final long maxBodyBytes;
     private final Executor requestThreads;
     private final DocumentPolicy.Lookup policies;
+    private final DocumentPolicy.Lookup writePolicies;
     private final Json json;
 
+    /**
+     * @param writePolicies the policies of requests that may write: {@code policies} with what
+     *                      only writes check (JSON Schemas), which reads need not look up
+     */
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, DocumentPolicy.Lookup policies,
-                    Metrics metrics, Cors cors, long maxBodyBytes, Executor requestThreads, Json json) {
+                    DocumentPolicy.Lookup writePolicies, Metrics metrics, Cors cors, long maxBodyBytes,
+                    Executor requestThreads, Json json) {
         this.json = json;
+        this.writePolicies = writePolicies;
         this.requestThreads = requestThreads;
         this.policies = policies;
         this.routes = routes;
@@ -162,7 +168,8 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 } else {
                     Principal principal = authenticator.authenticate(exchange);
                     exchange.authorized(new RequestContext(match, principal,
-                            authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)), policies));
+                            authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)),
+                            method.equals("GET") ? policies : writePolicies));
                 }
             }
             Routes.Route route = exchange.context().match().route();

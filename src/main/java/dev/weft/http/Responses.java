@@ -39,6 +39,10 @@ final class Responses {
         response.getHeaders().put(name, value);
     }
 
+    void removeHeader(String name) {
+        response.getHeaders().remove(name);
+    }
+
     void addHeader(HttpField field) {
         response.getHeaders().add(field);
     }

@@ -5,11 +5,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Response bytes of recent list queries, keyed by the collection and the normalized query.
- * An entry remembers the collection's {@link dev.weft.store.Store#version} read <em>before</em>
- * the query ran, and is served only while the version is unchanged: any committed write to the
- * collection changes the version, so no write is ever hidden by the cache. (A write racing the
- * query makes the entry's version stale at once; it is then simply a miss.)
+ * Response bytes of recent reads: list pages (with the cursor token of their end) and
+ * single-document GETs (with the document's etag, so {@code If-None-Match} is answered from here
+ * too), keyed by the collection, the request's parameters that shape the answer and the caller's
+ * permission (two callers whose rules differ never share an entry). An entry remembers the
+ * collection's {@link dev.weft.store.Store#version} read <em>before</em> the read ran, and is
+ * served only while the version is unchanged: any committed write to the collection changes the
+ * version, so no write is ever hidden by the cache. (A write racing the read makes the entry's
+ * version stale at once; it is then simply a miss.)
  *
  * <p>Bounded by entry count ({@code result-cache-entries}) and entry size
  * ({@code result-cache-max-bytes}); least recently used entries go first.

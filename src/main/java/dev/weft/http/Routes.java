@@ -92,6 +92,8 @@ final class Routes {
         b.openRoute("/_openapi.json").get(e.openApi());
         b.openRoute("/_console").get(e.console()::index);
         b.openRoute("/_console/{file}").get(e.console()::file);
+        // RESTHeart's auth token service: a database named "tokens" has no collections in the API
+        b.route("/tokens/{user}").get(e.tokens()::get).delete(e.tokens()::delete);
         // RESTHeart counts reading metadata as a management request
         b.route("/{db}/_meta").get(managed(e.databases()::meta));
         b.route("/{db}/{coll}/_meta").get(managed(e.collections()::meta));

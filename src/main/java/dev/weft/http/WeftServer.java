@@ -1,12 +1,15 @@
 package dev.weft.http;
 
 import dev.weft.core.AuthSettings;
+import dev.weft.core.Json;
 import dev.weft.core.Pem;
 import dev.weft.core.Settings;
 import dev.weft.observe.Metrics;
+import dev.weft.schema.JsonSchemas;
 import dev.weft.security.Authorizer;
 import dev.weft.security.Security;
 import dev.weft.store.Store;
+import dev.weft.store.TtlReaper;
 import dev.weft.stream.StreamHub;
 import java.time.Duration;
 import java.security.KeyStore;
@@ -58,6 +61,7 @@ public final class WeftServer implements AutoCloseable {
     private final Server server;
     private final ServerConnector connector;
     private final StreamHub streams;
+    private final TtlReaper ttl;
     private final Optional<ServerConnector> tlsConnector;
     private final Routes routes;
 
@@ -95,7 +99,10 @@ public final class WeftServer implements AutoCloseable {
                 () -> plain.expired() + secure.expired());
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
-        Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
+        JsonSchemas schemas = JsonSchemas.open(store, settings);
+        ttl = new TtlReaper(store, new Json(settings.maxNestingDepth()), settings.ttlIntervalMs(), settings.ttlBatch(),
+                System::currentTimeMillis);
+        Api api = Api.of(store, settings, security.policies().or(authorizer.policies()).or(schemas.storePolicies()));
         metrics.counter("weft_deep_pages_total", "Pages that started at a position index's block instead of walking every skipped document.",
                 api.pages()::started);
         metrics.counter("weft_position_index_builds_total", "Position indexes built (one walk of a collection in one sort order).",
@@ -113,9 +120,9 @@ public final class WeftServer implements AutoCloseable {
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
         routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
-                new AggregationEndpoints(api, authorizer)));
+                new AggregationEndpoints(api, authorizer), new TokenEndpoints(security, api.json())));
         RequestPipeline pipeline = new RequestPipeline(routes,
-                security.authenticator(), authorizer, api.policies(), metrics,
+                security.authenticator(), authorizer, api.policies(), schemas.around(api.policies()), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads, api.json());
         server.setHandler(new GracefulHandler(pipeline));
@@ -165,6 +172,7 @@ public final class WeftServer implements AutoCloseable {
 
     public void start() throws Exception {
         server.start();
+        ttl.start();
     }
 
     /** The port actually bound (useful with port 0 in tests). */
@@ -182,9 +190,10 @@ public final class WeftServer implements AutoCloseable {
         return tlsConnector.map(ServerConnector::getLocalPort);
     }
 
-    /** Ends the streams first (an open SSE response would hold the graceful stop), then the listener. */
+    /** Ends the TTL reaper and the streams first (an open SSE response would hold the graceful stop), then the listener. */
     @Override
     public void close() throws Exception {
+        ttl.close();
         streams.close();
         server.stop();
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -31,6 +32,10 @@ import javax.crypto.spec.SecretKeySpec;
  * converge on it; at most {@code auth-cache-entries} users have a remembered token (past that,
  * expired ones are purged, and if none expired no token is issued: the request still succeeds,
  * without the header; tokens are still verified, from scratch).
+ *
+ * <p>A user's tokens are revoked together ({@code DELETE /tokens/{user}}): every token whose
+ * expiry is at most the revocation time plus {@code auth-token-ttl-ms}, i.e. issued no later than
+ * the revocation, is refused from then on, on every node ({@code revokedAt}, read from the store).
  */
 final class AuthTokens {
     private record Entry(AuthToken issued, long expiresAtMs, UsersCollection.User user, long usersVersion) {}
@@ -48,9 +53,16 @@ final class AuthTokens {
     private final ConcurrentHashMap<String, Entry> byUser = new ConcurrentHashMap<>();
     /** Verified tokens other than the user's announced one (another node's), by token. */
     private final ConcurrentHashMap<String, Entry> others = new ConcurrentHashMap<>();
+    private final ToLongFunction<String> revokedAt;
 
     /** {@code key}: at least 32 bytes shared by every node; {@code clockMs}: the wall clock. */
     AuthTokens(byte[] key, long ttlMs, int maxEntries, LongSupplier clockMs) {
+        this(key, ttlMs, maxEntries, clockMs, name -> Long.MIN_VALUE);
+    }
+
+    /** {@code revokedAt}: when the user's tokens were last revoked, in epoch ms ({@link Long#MIN_VALUE}: never). */
+    AuthTokens(byte[] key, long ttlMs, int maxEntries, LongSupplier clockMs, ToLongFunction<String> revokedAt) {
+        this.revokedAt = revokedAt;
         if (key.length < 32) {
             throw new IllegalArgumentException("the auth token key must have at least 32 bytes");
         }
@@ -66,6 +78,9 @@ final class AuthTokens {
      */
     Optional<UsersCollection.User> check(String name, String secret, long usersVersion,
                                          Function<String, Optional<UsersCollection.User>> reload) {
+        if (revoked(name, claimedExpiry(secret))) {
+            return Optional.empty();
+        }
         Entry e = byUser.get(name);
         if (e != null && MessageDigest.isEqual(bytes(e.issued.token()), bytes(secret))) {
             return checkKnown(byUser, name, e, usersVersion, reload);
@@ -127,6 +142,26 @@ final class AuthTokens {
         return user;
     }
 
+    /** Forgets the user's tokens on this node (their revocation, stored, reaches the others). */
+    void forget(String name) {
+        byUser.remove(name);
+        others.values().removeIf(e -> e.user.name().equals(name));
+    }
+
+    private boolean revoked(String name, long expiresAtMs) {
+        return expiresAtMs <= revokedAt.applyAsLong(name) + ttlMs;
+    }
+
+    /** The expiry a token states, unverified (only ever used to refuse it); 0 when it states none. */
+    private static long claimedExpiry(String token) {
+        String[] parts = token.split("\\.", -1);
+        try {
+            return parts.length == 4 ? Long.parseLong(parts[1]) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** The user's live token, or a new one; empty when the table is full. */
     Optional<AuthToken> issue(UsersCollection.User user, long usersVersion) {
         long now = clockMs.getAsLong();
@@ -154,8 +189,9 @@ final class AuthTokens {
         return map.size() < maxEntries;
     }
 
-    private static boolean live(Entry e, UsersCollection.User user, long now) {
-        return e != null && now < e.expiresAtMs && e.user.passwordHash().equals(user.passwordHash());
+    private boolean live(Entry e, UsersCollection.User user, long now) {
+        return e != null && now < e.expiresAtMs && e.user.passwordHash().equals(user.passwordHash())
+                && !revoked(user.name(), e.expiresAtMs);
     }
 
     private Entry fresh(UsersCollection.User user, long usersVersion, long now) {

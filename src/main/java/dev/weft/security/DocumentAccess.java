@@ -193,6 +193,11 @@ public final class DocumentAccess {
         permission.admitStored(stored);
     }
 
+    /** A whole document as the client sent it, in the form the collection's policy stores. */
+    public ObjectNode entering(ObjectNode client) {
+        return policy.entering(client);
+    }
+
     /** A whole document with its {@code _id}, readied by the policy for storage (it may change it). */
     public ObjectNode toStore(ObjectNode document) {
         return policy.stored(document);

@@ -18,6 +18,14 @@ public interface DocumentPolicy {
     /** The {@code _id} of a document a write may create without a body to pass to {@link #stored} (PATCH with wm=upsert). */
     default void checkId(JsonNode id) {}
 
+    /**
+     * A whole document as the client sent it, before its ids are readied or the access rules
+     * read it; may change it (the JSON Schema store escapes its {@code $} keys as RESTHeart does).
+     */
+    default ObjectNode entering(ObjectNode client) {
+        return client;
+    }
+
     /** A whole document about to be stored (insert or replace, {@code _id} already set); may change it. */
     default ObjectNode stored(ObjectNode document) {
         return document;

@@ -16,11 +16,16 @@ public final class Security {
     private final UsersCollection users;
     private final Authentication authentication;
     private final Passwords passwords;
+    private final AuthTokens tokens;
+    private final TokenRevocations revocations;
 
-    private Security(UsersCollection users, Authentication authentication, Passwords passwords) {
+    private Security(UsersCollection users, Authentication authentication, Passwords passwords, AuthTokens tokens,
+                     TokenRevocations revocations) {
         this.users = users;
         this.authentication = authentication;
         this.passwords = passwords;
+        this.tokens = tokens;
+        this.revocations = revocations;
     }
 
     /**
@@ -35,12 +40,24 @@ public final class Security {
         UsersCollection users = new UsersCollection(store, new Namespace(s.usersDb(), s.usersCollection()),
                 new Json(settings.maxNestingDepth()), passwords);
         users.ensureAdmin(s.adminPassword(), console);
+        TokenRevocations revocations = new TokenRevocations(store, s.usersDb(), new Json(settings.maxNestingDepth()),
+                System::currentTimeMillis);
+        AuthTokens tokens = new AuthTokens(users.tokenKey(), s.authTokenTtlMs(), s.authCacheEntries(),
+                System::currentTimeMillis, revocations::revokedAt);
         Authentication authentication = new Authentication(users, passwords,
-                new CredentialCache(s.authCacheTtlMs(), s.authCacheEntries(), System::nanoTime),
-                new AuthTokens(users.tokenKey(), s.authTokenTtlMs(), s.authCacheEntries(), System::currentTimeMillis),
+                new CredentialCache(s.authCacheTtlMs(), s.authCacheEntries(), System::nanoTime), tokens,
                 JwtVerifier.of(s),
                 new LoginGuard(s.loginGuardFailures(), s.loginGuardWindowMs(), s.loginGuardAddresses(), System::nanoTime));
-        return new Security(users, authentication, passwords);
+        return new Security(users, authentication, passwords, tokens, revocations);
+    }
+
+    /**
+     * RESTHeart's {@code DELETE /tokens/{user}}: every auth token of {@code user} issued until now
+     * is refused from now on, by every node; the user's next password login gets a new one.
+     */
+    public void revokeTokens(String user) {
+        revocations.revoke(user);
+        tokens.forget(user);
     }
 
     /** Passwords hashed or verified since start: a remembered credential costs none. */

@@ -22,8 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The rules of document writes, independent of the engine: write modes, If-Match, new
- * {@code _id}s and {@code _etag}s, update operators, change events. A store supplies the row
- * operations on its tables (inside its open transaction, {@code T}) for a collection {@code C}.
+ * {@code _id}s and {@code _etag}s, update operators, change events. The SQL engine supplies the
+ * row operations on the tables ({@code sql.SqlDocumentWrites}, inside the store's open
+ * transaction {@code T}) for a collection {@code C}.
  * Client errors are thrown as {@link WeftException} (the store turns them into results and rolls
  * the op back).
  */

@@ -25,8 +25,10 @@ import tools.jackson.databind.node.ObjectNode;
  * {@link #ddl} runs a change in the store's catalog transaction, with that store's locking, and
  * hands it the catalog as that transaction sees it; the rules check against that catalog, then
  * call the store's hooks (one per table change) in the same transaction, so what is checked and
- * what is written commit or roll back together. Which SQL runs, in which order inside a hook,
- * how a failure maps to a status and what a commit notifies remain each store's own.
+ * what is written commit or roll back together. The hooks' statements are the SQL engine's
+ * ({@code sql.SqlStore}); what a store adds around them (hiding a table before it is dropped,
+ * row locks, logging a drop), how a failure maps to a status and what a commit notifies remain
+ * each store's own.
  *
  * <p>Versions only grow: {@link #bump} gives a collection a number no earlier version of any
  * collection had, so a cached result tagged with a version is stale exactly when the version

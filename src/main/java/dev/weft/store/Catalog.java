@@ -163,7 +163,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
 
     /**
      * The {@code fields} column of an index: its fields as an array, or, when it has options,
-     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...}}} (so indexes stored
+     * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...},"expireAfterSeconds":n}} (so indexes stored
      * before options existed read as they are, and no column is added).
      */
     public static byte[] encodeSpec(Json json, IndexSpec spec) {
@@ -171,7 +171,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         for (IndexField f : spec.fields()) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
         }
-        if (!spec.selective()) {
+        if (!spec.selective() && spec.expireAfterSeconds().isEmpty()) {
             return json.bytes(array);
         }
         ObjectNode options = Json.NODES.objectNode();
@@ -180,6 +180,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
             options.put("sparse", true);
         }
         spec.partial().ifPresent(p -> options.set("partialFilterExpression", p.expression()));
+        spec.expireAfterSeconds().ifPresent(s -> options.put("expireAfterSeconds", s));
         return json.bytes(options);
     }
 
@@ -196,7 +197,9 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         boolean sparse = stored.path("sparse").asBoolean(false);
         Optional<IndexSpec.PartialFilter> partial = stored.isObject() && stored.get("partialFilterExpression") instanceof ObjectNode p
                 ? Optional.of(IndexSpec.PartialFilter.of(p, STORED)) : Optional.empty();
-        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial);
+        Optional<Long> expire = stored.path("expireAfterSeconds").canConvertToLong()
+                ? Optional.of(stored.get("expireAfterSeconds").longValue()) : Optional.empty();
+        return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial, expire);
     }
 
     /** 412 unless {@code ifMatch} is absent or equals {@code current}. */

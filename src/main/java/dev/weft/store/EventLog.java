@@ -8,8 +8,10 @@ import java.util.OptionalLong;
  * A store's record of committed changes, kept for a retention window (by age and by count) so
  * that a change stream can resume after a disconnect or a restart with no gap. Events are
  * appended in the same transaction as the writes they describe, so the log holds an event if and
- * only if its write committed. The change-stream engine depends on this interface only, so that
- * a store whose events come from elsewhere (PostgreSQL logical decoding) can provide its own.
+ * only if its write committed. The change-stream engine depends on this interface only: each
+ * store numbers its events its own way (SQLite: its writer, in commit order; PostgreSQL: a
+ * sequencer that numbers the events every node's transactions committed, see
+ * {@code postgres.PgEventLog}), and both decode the same rows ({@code sql.EventRows}).
  *
  * <p>Invariant: the retained events are exactly those with {@code floor() < seq <= last()} that
  * committed; pruning only ever removes a prefix, so a position at or after {@link #floor()} can

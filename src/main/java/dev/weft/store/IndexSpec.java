@@ -15,10 +15,17 @@ import tools.jackson.databind.node.ObjectNode;
  * A document the index does not hold has no key in it, so a unique key over documents that may
  * lack the field can be declared; the planner uses such an index only when the query implies
  * that the documents it needs are held ({@link dev.weft.store.plan.QueryPlanner}).
+ * {@code expireAfterSeconds} makes it a TTL index: {@link TtlReaper} deletes the documents whose
+ * field holds a date older than that.
  */
-public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
+public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
+                        Optional<Long> expireAfterSeconds) {
     public IndexSpec(String name, List<IndexField> fields, boolean unique) {
         this(name, fields, unique, false, Optional.empty());
+    }
+
+    public IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial) {
+        this(name, fields, unique, sparse, partial, Optional.empty());
     }
 
     /** A {@code partialFilterExpression} as written, and compiled. Equal when written alike. */

@@ -8,6 +8,8 @@ import dev.weft.core.WeftException;
  */
 public record Namespace(String db, String coll) {
     private static final int MAX_NAME = 63;
+    /** The one name starting with '_': a database's JSON Schema store, as RESTHeart names it. */
+    public static final String SCHEMAS = "_schemas";
 
     public Namespace {
         checkName(db, "database");
@@ -16,9 +18,9 @@ public record Namespace(String db, String coll) {
 
     /** Every request names one: a loop over the chars, not a regex and its matcher. */
     public static void checkName(String name, String what) {
-        if (!validName(name)) {
+        if (!validName(name) && !(what.equals("collection") && name.equals(SCHEMAS))) {
             throw WeftException.badRequest("invalid " + what + " name: " + name
-                    + " (letters, digits, '_', '-', '.', at most 63, not starting with '_')");
+                    + " (letters, digits, '_', '-', '.', at most 63, not starting with '_' but " + SCHEMAS + ")");
         }
     }
 

@@ -10,14 +10,20 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Where documents live. Implementations: embedded SQLite (default) and, later, PostgreSQL.
+ * Where documents live. Implementations: embedded SQLite (the default,
+ * {@link dev.weft.store.sqlite.SqliteStore}) and PostgreSQL, several Weft nodes over one
+ * database ({@link dev.weft.store.postgres.PostgresStore}); both run their queries and writes
+ * on one SQL engine ({@link dev.weft.store.sql.SqlEngine}), and one contract test suite
+ * (StoreContract) holds them to the same behaviour.
  *
  * <p>Invariants every implementation keeps: a write returns only after its transaction is
- * durable (acknowledged means it survives kill -9); writes are applied by one writer in commit
- * order; reads see only committed data; every write sets a new {@code _etag}; documents come
- * back as the exact bytes stored. Names reaching a store are already validated
- * ({@link Namespace}). Client mistakes are thrown as {@link dev.weft.core.WeftException}; a
- * database that cannot be reached in time is a 503 of the same kind.
+ * durable as its {@link Durability} asks (a hard write survives kill -9); writes of one document
+ * are serialised (SQLite: its single writer; PostgreSQL: row locks), and every commit's changes
+ * reach the {@link EventLog} in commit order; reads see only committed data; every write sets a
+ * new {@code _etag}; documents come back as the exact bytes stored. Names reaching a store are
+ * already validated ({@link Namespace}). Client mistakes are thrown as
+ * {@link dev.weft.core.WeftException}; a database that cannot be reached in time is a 503 of the
+ * same kind.
  *
  * <p>Every read takes a {@link ReadMode} and every write a {@link Durability}; the short forms
  * read the primary and write hard. Internal readers that must see the latest state (users,

@@ -7,9 +7,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One write to a collection, run by the store's single writer inside a group-committed
- * transaction. Each op succeeds or fails alone (a savepoint each), except {@link InsertMany},
- * which is all-or-nothing. {@code ifMatch} is the etag the client requires (412 otherwise).
+ * One write to a collection. A store runs a {@link Store#writeAll} batch in one transaction
+ * (SQLite: its single writer's group commit; PostgreSQL: one transaction among concurrent
+ * others); each op succeeds or fails alone (a savepoint each, so a failed op leaves no trace),
+ * and {@link InsertMany} is all-or-nothing within its op. {@code ifMatch} is the etag the client
+ * requires (412 otherwise).
  */
 public sealed interface WriteOp {
     Namespace ns();
@@ -19,8 +21,8 @@ public sealed interface WriteOp {
 
     /**
      * An {@link InsertMany} made ready on the caller's thread ({@link Store#prepare}):
-     * every document stamped with its {@code _id} and a new {@code _etag}, and encoded, so that a
-     * single writer only stores them. All-or-nothing like InsertMany; {@code etag} is the last
+     * every document stamped with its {@code _id} and a new {@code _etag}, and encoded, so that the
+     * transaction (for SQLite, its single writer) only stores them. All-or-nothing like InsertMany; {@code etag} is the last
      * document's.
      */
     record EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag)

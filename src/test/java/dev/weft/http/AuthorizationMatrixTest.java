@@ -119,6 +119,9 @@ class AuthorizationMatrixTest {
                 row("/_console/{file}", "GET", "/_console/console.js", null, 200, 200, 200, 200),
                 row("/metrics", "GET", "/metrics", null, 401, 403, 403, 200),
                 row("/", "GET", "/", null, 401, 403, 403, 200),
+                // one's own token only, no rule needed; nobody reads another's, an admin may revoke it
+                row("/tokens/{user}", "GET", "/tokens/alice", null, 401, 403, 200, 403),
+                row("/tokens/{user}", "DELETE", "/tokens/bob", null, 401, 204, 403, 204),
                 row("/{db}", "GET", "/db", null, 401, 403, 403, 200),
                 row("/{db}", "PUT", "/db2", null, 401, 403, 403, 201),
                 row("/{db}", "DELETE", "/db", null, 401, 403, 403, 409), // admin: If-Match required
@@ -226,7 +229,7 @@ class AuthorizationMatrixTest {
         Set<String> routes = new HashSet<>();
         Api api = Api.of(server.store, server.settings, dev.weft.security.DocumentPolicy.Lookup.NONE);
         Routes.of(Endpoints.of(api, new Metrics(), new StreamEndpoints(api, null, null, null, null),
-                new AggregationEndpoints(api, null))).all()
+                new AggregationEndpoints(api, null), new TokenEndpoints(null, api.json()))).all()
                 .forEach(route -> route.methods().keySet().forEach(m -> routes.add(m + " " + route.template())));
         assertThat(covered).containsExactlyInAnyOrderElementsOf(routes);
     }

@@ -80,6 +80,17 @@ class JsonModeTest {
     }
 
     @Test
+    void aggregationResultsAreRenderedToo() throws Exception {
+        assertThat(weft.put("/db/modes", "{\"aggrs\":[{\"uri\":\"big\",\"stages\":[{\"_$project\":{\"big\":1,\"timestamp\":1}}]}]}")
+                .statusCode()).isEqualTo(200);
+        assertThat(get("/db/modes/_aggrs/big?jsonMode=extended"))
+                .isEqualTo("[{\"_id\":\"doc\",\"big\":{\"$numberLong\":\"5000000000\"},"
+                        + "\"timestamp\":{\"$date\":{\"$numberLong\":\"1568295769260\"}}}]");
+        HttpResponse<String> ndjson = weft.get("/db/modes/_aggrs/big?jsonMode=relaxed", "Accept", "application/x-ndjson");
+        assertThat(ndjson.body()).isEqualTo("{\"_id\":\"doc\",\"big\":5000000000,\"timestamp\":{\"$date\":\"2019-09-12T13:42:49.26Z\"}}\n");
+    }
+
+    @Test
     void aCachedAnswerIsRenderedInTheModeOfEachRequest() throws Exception {
         String plain = get("/db/modes/doc?keys=" + TestServer.q("{\"int\":1}"));
         String extended = get("/db/modes/doc?jsonMode=extended&keys=" + TestServer.q("{\"int\":1}"));

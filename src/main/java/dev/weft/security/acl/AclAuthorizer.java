@@ -135,7 +135,7 @@ public final class AclAuthorizer implements Authorizer {
     }
 
     /**
-     * Admin and {@code GET /ping}, decided before the rules are even loaded, so that no stored
+     * Admin, {@code GET /ping} and a user's own {@code /tokens/{user}}, decided before the rules are even loaded, so that no stored
      * rule can make them unreachable (the admin must be able to repair the rules).
      */
     private static Optional<Permission> builtIn(Principal principal, String method, List<String> segments) {
@@ -143,7 +143,11 @@ public final class AclAuthorizer implements Authorizer {
         if (principal.roles().contains(ADMIN_ROLE) && !anonymous) {
             return Optional.of(Permission.ALL);
         }
-        if (method.equals("GET") && segments.size() == 1 && segments.getFirst().equals("ping")) {
+        boolean ping = method.equals("GET") && segments.size() == 1 && segments.getFirst().equals("ping");
+        // RESTHeart's /tokens/{user}: every user may read and revoke their own token
+        boolean ownToken = !anonymous && (method.equals("GET") || method.equals("DELETE")) && segments.size() == 2
+                && segments.get(0).equals("tokens") && segments.get(1).equals(principal.name());
+        if (ping || ownToken) {
             return Optional.of(new Permission(anonymous, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
                     Optional.empty(), Permission.Allowances.NONE, ""));
         }

@@ -3,17 +3,17 @@ package dev.weft.store.postgres;
 import dev.weft.store.OutageLog;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
-import dev.weft.query.UpdateDescription;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
+import dev.weft.store.sql.EventRows;
+import dev.weft.store.sql.SqlConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -69,9 +69,6 @@ final class PgEventLog implements EventLog {
     static final long SEQUENCER_LOCK = 0x77656674_20736571L;
     private static final long PRUNE_EVERY_MS = 1000;
     private static final long RETRY_MS = 500;
-    private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
-    private static final int DROP = ChangeEvent.Operation.DROP.ordinal();
-    private static final String COLUMNS = "seq, at, db, coll, op, key, doc, pre, upd";
     private static final String SEQUENCE = "WITH todo AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM"
             + " (SELECT id FROM weft_events WHERE seq IS NULL ORDER BY id LIMIT ?) t),"
             + " top AS (SELECT value FROM weft_event_log WHERE name = 'seq'),"
@@ -107,7 +104,7 @@ final class PgEventLog implements EventLog {
                 + " seq bigint UNIQUE, at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
                 + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
         s.execute("CREATE INDEX IF NOT EXISTS weft_events_unsequenced ON weft_events(id) WHERE seq IS NULL");
-        s.execute("CREATE INDEX IF NOT EXISTS weft_events_drops ON weft_events(db, coll, seq) WHERE op = " + DROP);
+        s.execute(EventRows.dropsIndex());
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
         s.execute("INSERT INTO weft_event_log(name, value) VALUES ('seq', 0), ('floor', 0) ON CONFLICT DO NOTHING");
     }
@@ -131,16 +128,10 @@ final class PgEventLog implements EventLog {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(at, db, coll, op, key, doc, pre, upd)"
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(at, " + EventRows.WRITTEN + ")"
                 + " VALUES (" + DB_NOW_MS + ", ?, ?, ?, ?, ?, ?, ?)")) {
             for (ChangeEvent e : events) {
-                ps.setString(1, e.ns().db());
-                ps.setString(2, e.ns().coll());
-                ps.setShort(3, (short) e.operation().ordinal());
-                ps.setBytes(4, json.bytes(e.documentKey()));
-                ps.setBytes(5, e.fullDocument());
-                ps.setBytes(6, e.previousDocument());
-                ps.setBytes(7, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
+                EventRows.bind(ps, 1, json, e);
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -164,7 +155,8 @@ final class PgEventLog implements EventLog {
     /** Reads in one snapshot the bounds and the events, so a concurrent prune is either all seen or not at all. */
     @Override
     public List<ChangeEvent> after(long after, int limit) {
-        try (Connection c = pool.getConnection()) {
+        try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
+            Connection c = sql.connection();
             c.setAutoCommit(false);
             try {
                 try (Statement s = c.createStatement()) {
@@ -178,7 +170,7 @@ final class PgEventLog implements EventLog {
                 if (after > bounds[0]) {
                     throw EventLog.unknownPosition();
                 }
-                List<ChangeEvent> out = read(c, after, limit);
+                List<ChangeEvent> out = EventRows.read(sql, json, after, limit);
                 c.commit();
                 return out;
             } finally {
@@ -193,15 +185,8 @@ final class PgEventLog implements EventLog {
     /** See {@link EventLog#droppedAfter}: a drop not yet sequenced is not seen (a replay meets it later). */
     @Override
     public OptionalLong droppedAfter(Namespace ns, long after) {
-        try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT seq FROM weft_events WHERE op = " + DROP
-                     + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1")) {
-            ps.setString(1, ns.db());
-            ps.setString(2, ns.coll());
-            ps.setLong(3, after);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
+        try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
+            return EventRows.droppedAfter(sql, ns, after);
         } catch (SQLException e) {
             throw unavailable(e);
         }
@@ -241,9 +226,10 @@ final class PgEventLog implements EventLog {
             } catch (InterruptedException e) {
                 continue; // closed is checked above
             }
-            try (Connection c = pool.getConnection()) {
+            try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
+                Connection c = sql.connection();
                 sequence(c);
-                publishNew(c);
+                publishNew(sql);
                 long now = System.currentTimeMillis();
                 if (now >= nextPrune) {
                     nextPrune = now + PRUNE_EVERY_MS;
@@ -294,9 +280,9 @@ final class PgEventLog implements EventLog {
     }
 
     /** Publishes every sequenced event after {@link #last}, in seq order, in batches. */
-    private void publishNew(Connection c) throws SQLException {
+    private void publishNew(SqlConnection sql) throws SQLException {
         while (!closed) {
-            List<ChangeEvent> batch = read(c, last, READ_BATCH);
+            List<ChangeEvent> batch = EventRows.read(sql, json, last, READ_BATCH);
             if (batch.isEmpty()) {
                 return;
             }
@@ -366,24 +352,6 @@ final class PgEventLog implements EventLog {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name, value FROM weft_event_log")) {
             while (rs.next()) {
                 out["seq".equals(rs.getString(1)) ? 0 : 1] = rs.getLong(2);
-            }
-        }
-        return out;
-    }
-
-    private List<ChangeEvent> read(Connection c, long after, int limit) throws SQLException {
-        List<ChangeEvent> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?")) {
-            ps.setLong(1, after);
-            ps.setInt(2, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    byte[] upd = rs.getBytes(9);
-                    out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getShort(5)],
-                            json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
-                            upd == null ? null : UpdateDescription.fromNode(json.parse(upd, "logged update description")),
-                            rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
-                }
             }
         }
         return out;

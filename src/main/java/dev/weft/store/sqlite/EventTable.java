@@ -1,10 +1,10 @@
 package dev.weft.store.sqlite;
 
 import dev.weft.core.Json;
-import dev.weft.query.UpdateDescription;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
 import dev.weft.store.Namespace;
+import dev.weft.store.sql.EventRows;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,14 +30,12 @@ import java.util.OptionalLong;
  * when it resumes later).
  */
 final class EventTable {
-    private static final int DROP = ChangeEvent.Operation.DROP.ordinal();
     static final List<String> SCHEMA = List.of(
             "CREATE TABLE IF NOT EXISTS weft_events(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, db TEXT NOT NULL,"
                     + " coll TEXT NOT NULL, op INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB, pre BLOB, upd BLOB)",
             "CREATE TABLE IF NOT EXISTS weft_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS weft_events_drops ON weft_events(db, coll, seq) WHERE op = " + DROP);
+            EventRows.dropsIndex());
     private static final long PRUNE_EVERY_MS = 1000;
-    private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
 
     private final Json json;
     private final long keepCount;
@@ -85,19 +83,13 @@ final class EventTable {
         List<ChangeEvent> stamped = new ArrayList<>(events.size());
         long seq = last;
         if (!events.isEmpty()) {
-            PreparedStatement ps = sql.prepare("INSERT INTO weft_events(seq, at, db, coll, op, key, doc, pre, upd)"
+            PreparedStatement ps = sql.prepare("INSERT INTO weft_events(seq, at, " + EventRows.WRITTEN + ")"
                     + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
             for (ChangeEvent e : events) {
                 ChangeEvent s = e.at(++seq, now);
                 ps.setLong(1, s.seq());
                 ps.setLong(2, now);
-                ps.setString(3, s.ns().db());
-                ps.setString(4, s.ns().coll());
-                ps.setInt(5, s.operation().ordinal());
-                ps.setBytes(6, json.bytes(s.documentKey()));
-                ps.setBytes(7, s.fullDocument());
-                ps.setBytes(8, s.previousDocument());
-                ps.setBytes(9, s.updateDescription() == null ? null : description(s.updateDescription()));
+                EventRows.bind(ps, 3, json, s);
                 ps.executeUpdate();
                 stamped.add(s);
             }
@@ -141,33 +133,14 @@ final class EventTable {
     /** Up to {@code limit} events after {@code after}, on a read connection; see {@link dev.weft.store.EventLog#after}. */
     List<ChangeEvent> read(Sql sql, long after, int limit) throws SQLException {
         checkPosition(after);
-        List<ChangeEvent> out = new ArrayList<>();
-        PreparedStatement ps = sql.prepare("SELECT seq, at, db, coll, op, key, doc, pre, upd FROM weft_events"
-                + " WHERE seq > ? ORDER BY seq LIMIT ?");
-        ps.setLong(1, after);
-        ps.setInt(2, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                byte[] upd = rs.getBytes(9);
-                out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getInt(5)],
-                        json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
-                        upd == null ? null : description(upd), rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
-            }
-        }
+        List<ChangeEvent> out = EventRows.read(sql, json, after, limit);
         checkPosition(after); // pruned while reading: refuse rather than return a gap
         return out;
     }
 
     /** See {@link EventLog#droppedAfter}; a partial index holds the drops, so this is one probe. */
     OptionalLong droppedAfter(Sql sql, Namespace ns, long after) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT seq FROM weft_events WHERE op = " + DROP
-                + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1");
-        ps.setString(1, ns.db());
-        ps.setString(2, ns.coll());
-        ps.setLong(3, after);
-        try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-        }
+        return EventRows.droppedAfter(sql, ns, after);
     }
 
     private void checkPosition(long after) {
@@ -179,11 +152,4 @@ final class EventTable {
         }
     }
 
-    private byte[] description(UpdateDescription d) {
-        return json.bytes(d.toNode());
-    }
-
-    private UpdateDescription description(byte[] bytes) {
-        return UpdateDescription.fromNode(json.parse(bytes, "logged update description"));
-    }
 }

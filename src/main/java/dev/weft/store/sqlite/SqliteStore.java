@@ -6,31 +6,26 @@ import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
-import dev.weft.query.KeyEncoding;
-import dev.weft.query.Sort;
-import dev.weft.query.StoredMatcher;
 import dev.weft.store.Catalog;
-import dev.weft.store.AbstractStore;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
-import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
-import dev.weft.store.plan.TopK;
+import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.sql.SqlEngine;
+import dev.weft.store.sql.SqlStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -51,26 +46,21 @@ import tools.jackson.databind.JsonNode;
  * pin the carrier thread, so at most that many virtual threads are inside SQLite at once. The
  * {@link Checkpointer} copies the write-ahead log back into the file off the writer's thread.
  *
- * <p>Each collection is a table {@code d<id>(id BLOB PRIMARY KEY, body BLOB) WITHOUT ROWID}
- * where {@code id} is the order-preserving encoding of {@code _id} (so the table's order is
- * MongoDB's order of {@code _id}) and {@code body} the document's JSON exactly as served. Each
- * index is a table {@code i<id>(key, id)} maintained in the writer's transaction.
+ * <p>What a query or a write does to the tables is the {@link SqlEngine}'s ({@link SqliteDialect});
+ * here is what only SQLite needs: the writer thread, the reader pool, the checkpointer, and
+ * reads in chunks (a find hands each chunk out after giving its connection back, so a slow
+ * client never holds a reader, nor the WAL, between chunks).
  */
-public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
-    private static final int CHUNK_ROWS = 1000;
-    private static final int CHUNK_BYTES = 1 << 20;
-    private static final Filter ALL = Filter.all();
+public final class SqliteStore extends SqlStore implements EventLog {
     /** How often the log is copied back: often enough that it stays a few MB under load. */
     private static final long CHECKPOINT_MS = 100;
 
     private final Sql writerSql;
     private final Writer writer;
-    private final SqliteDocumentWrites docs;
     private final Checkpointer checkpointer;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
     private final long queryTimeoutMs;
-    private final long maxSortBytes;
     private volatile Catalog catalog;
     private final AtomicLong catalogGeneration = new AtomicLong();
     private final AtomicLong commitSeq = new AtomicLong();
@@ -78,12 +68,9 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     private final EventTable events;
     /** Writer thread only: the events of the catalog change running, logged in its transaction. */
     private List<ChangeEvent> ddlEvents;
-    private final AtomicLong plans = new AtomicLong();
-    private final AtomicLong indexedPlans = new AtomicLong();
-    private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
 
     public SqliteStore(Settings settings, Json json) {
-        super(json);
+        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
@@ -110,9 +97,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
         queryTimeoutMs = settings.queryTimeoutMs();
-        maxSortBytes = settings.maxSortBytes();
-        docs = new SqliteDocumentWrites(json, queryTimeoutMs, () -> catalog, () -> true); // the event log records every change
-        writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), docs,
+        writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
     }
 
@@ -180,7 +165,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
      * events it logs ({@link #ddlEvents}, collection drops) commit with it.
      */
     @Override
-    protected <R> R ddl(Ddl<Sql, R> fn) {
+    protected <R> R ddl(Ddl<SqlConnection, R> fn) {
         return writer.ddl((sql, logged) -> {
             ddlEvents = logged;
             try {
@@ -191,271 +176,60 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         });
     }
 
-    @Override
-    protected void saveDatabase(Sql sql, String db, byte[] props, String etag) throws SQLException {
-        PreparedStatement ps = sql.prepare("INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)");
-        ps.setString(1, db);
-        ps.setBytes(2, props);
-        ps.setString(3, etag);
-        ps.executeUpdate();
-    }
-
-    @Override
-    protected void deleteDatabase(Sql sql, String db) throws SQLException {
-        PreparedStatement ps = sql.prepare("DELETE FROM weft_dbs WHERE name = ?");
-        ps.setString(1, db);
-        ps.executeUpdate();
-    }
-
-    @Override
-    protected void updateCollection(Sql sql, Catalog.Coll old, byte[] props, String etag) throws SQLException {
-        PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
-        ps.setBytes(1, props);
-        ps.setString(2, etag);
-        ps.setLong(3, old.id());
-        ps.executeUpdate();
-    }
-
-    @Override
-    protected void insertCollection(Sql sql, Namespace ns, byte[] props, String etag) throws SQLException {
-        PreparedStatement ps = sql.prepare("INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?)");
-        ps.setString(1, ns.db());
-        ps.setString(2, ns.coll());
-        ps.setBytes(3, props);
-        ps.setString(4, etag);
-        ps.executeUpdate();
-        long id = lastInsertId(sql);
-        sql.exec("CREATE TABLE d" + id + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
-    }
-
     /**
      * Runs on the writer: hides the collection from new reads first, then drops its tables and
      * rows, and logs the drop (its streams are invalidated when it commits).
      */
     @Override
-    protected void dropTables(Sql sql, Catalog.Coll coll) throws SQLException {
+    protected void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
         ddlEvents.add(ChangeEvent.dropped(coll.ns()));
         catalog = catalog.without(coll.ns());
         catalogGeneration.incrementAndGet();
-        for (Catalog.Index index : coll.indexes()) {
-            sql.exec("DROP TABLE IF EXISTS " + index.table());
-        }
-        sql.exec("DROP TABLE IF EXISTS " + coll.table());
-        PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE coll = ?");
-        ps.setLong(1, coll.id());
-        ps.executeUpdate();
-        ps = sql.prepare("DELETE FROM weft_colls WHERE id = ?");
-        ps.setLong(1, coll.id());
-        ps.executeUpdate();
-    }
-
-    private static long lastInsertId(Sql sql) throws SQLException {
-        try (ResultSet rs = sql.prepare("SELECT last_insert_rowid()").executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    // --- indexes -------------------------------------------------------------------------
-
-    @Override
-    protected void addIndex(Sql sql, Catalog.Coll coll, IndexSpec spec) throws SQLException {
-        Schema.insertIndexRow(sql, json, coll.id(), spec, false);
-        long id = lastInsertId(sql);
-        Catalog.Index index = new Catalog.Index(id, spec, false);
-        sql.exec("CREATE TABLE " + index.table() + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
-        build(sql, coll, index);
-    }
-
-    /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
-    private void build(Sql sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
-        PreparedStatement insert = sql.prepare("INSERT OR IGNORE INTO " + index.table() + "(key, id) VALUES (?, ?)");
-        boolean multikey = false;
-        try (ResultSet rs = sql.prepare("SELECT id, body FROM " + coll.table()).executeQuery()) {
-            while (rs.next()) {
-                byte[] id = rs.getBytes(1);
-                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                multikey |= KeyEncoding.isMultikey(doc, index.fields());
-                for (byte[] key : SqliteDocumentWrites.keys(index, doc)) {
-                    insert.setBytes(1, key);
-                    insert.setBytes(2, id);
-                    insert.executeUpdate();
-                }
-            }
-        }
-        if (index.spec().unique()) {
-            String dup = "SELECT 1 FROM " + index.table() + " GROUP BY key HAVING count(*) > 1 LIMIT 1";
-            try (ResultSet rs = sql.prepare(dup).executeQuery()) {
-                if (rs.next()) {
-                    throw WeftException.conflict("cannot build unique index " + index.spec().name()
-                            + ": some documents share a key");
-                }
-            }
-        }
-        if (multikey) {
-            PreparedStatement ps = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ?");
-            ps.setLong(1, index.id());
-            ps.executeUpdate();
-        }
+        super.dropTables(sql, coll);
     }
 
     /** Runs on the writer: hides the index from new reads first, then drops its table and row. */
     @Override
-    protected void removeIndex(Sql sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+    protected void removeIndex(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
         catalog = catalog.withoutIndex(coll.ns(), index.spec().name());
         catalogGeneration.incrementAndGet();
-        sql.exec("DROP TABLE IF EXISTS " + index.table());
-        PreparedStatement ps = sql.prepare("DELETE FROM weft_indexes WHERE id = ?");
-        ps.setLong(1, index.id());
-        ps.executeUpdate();
+        super.removeIndex(sql, coll, index);
     }
 
     // --- reads ---------------------------------------------------------------------------
 
     @Override
     public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
-        byte[] key = SqliteDocumentWrites.key(id);
-        return read(false, sql -> {
-            PreparedStatement ps = sql.prepare("SELECT body FROM " + requireColl(catalog, ns).table() + " WHERE id = ?");
-            ps.setBytes(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new StoredDocument(rs.getBytes(1))) : Optional.empty();
-            }
-        });
+        return read(false, sql -> engine.get(sql, requireColl(catalog, ns), id));
     }
 
+    /** Chunk by chunk, each on a reader taken for it; the index walked is checked again before each later chunk. */
     @Override
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink) {
-        Filter filter = query.filter();
-        Sort sort = query.sort();
-        long skip = query.skip();
-        long limit = query.limit();
-        if (limit <= 0) {
+        QueryTime time = QueryTime.start(queryTimeoutMs);
+        SqlEngine.Find find = engine.find(query, time);
+        if (find.done()) {
             return;
         }
-        boolean everything = filter == ALL;
-        Optional<String> hint = query.hint();
-        QueryTime time = QueryTime.start(queryTimeoutMs);
-        Find f = new Find(filter, StoredMatcher.of(json, filter, sort), everything, skip, limit, time);
-        List<byte[]> out = read(true, time, sql -> {
-            Catalog.Coll coll = requireColl(catalog, ns);
-            QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
-            noted(plan);
-            f.plan = plan;
-            f.left = limit; // a retried attempt starts over
-            if (!plan.ordered()) {
-                return f.heap(sql, coll, sort);
-            }
-            f.scan = new Scan(coll, plan, filter, everything ? skip : 0);
-            f.toSkip = everything ? f.scan.unskipped() : skip;
-            return f.chunk(sql);
-        });
+        List<byte[]> out = read(true, time, sql -> find.first(sql, requireColl(catalog, ns)));
         while (true) {
             time.pause();
             out.forEach(body -> sink.accept(new StoredDocument(body)));
-            if (f.done) {
+            if (find.done()) {
                 return;
             }
             time.resume();
             out = read(true, time, sql -> {
-                if (f.plan.index() != null) {
-                    String name = f.plan.index().spec().name();
-                    Optional<Catalog.Index> now = requireColl(catalog, ns).index(name);
-                    if (now.isEmpty() || now.get().id() != f.plan.index().id() || now.get().multikey()) {
-                        throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
-                                + " this read, so its order no longer holds; retry the read");
-                    }
-                }
-                return f.chunk(sql);
+                find.checkSource(requireColl(catalog, ns));
+                return find.next(sql);
             });
-        }
-    }
-
-    /** The state of one find between chunks. */
-    private final class Find {
-        final Filter filter;
-        final StoredMatcher matcher;
-        final boolean everything;
-        final long skip;
-        long left;
-        long toSkip;
-        QueryPlanner.Plan<Catalog.Index> plan;
-        Scan scan;
-        boolean done;
-        final QueryTime time;
-
-        Find(Filter filter, StoredMatcher matcher, boolean everything, long skip, long limit, QueryTime time) {
-            this.time = time;
-            this.filter = filter;
-            this.matcher = matcher;
-            this.everything = everything;
-            this.skip = skip;
-            this.left = limit;
-        }
-
-        /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
-        List<byte[]> chunk(Sql sql) throws SQLException {
-            List<byte[]> out = new ArrayList<>();
-            long[] bytes = {0};
-            boolean exhausted = scan.read(sql, CHUNK_ROWS, (id, body) -> {
-                time.row();
-                if (!everything && !matcher.matches(body)) {
-                    return true;
-                }
-                if (toSkip > 0) {
-                    toSkip--;
-                    return true;
-                }
-                out.add(body);
-                left--;
-                bytes[0] += body.length;
-                return left > 0 && bytes[0] < CHUNK_BYTES;
-            });
-            done = exhausted || left <= 0;
-            return out;
-        }
-
-        /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
-        List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
-            done = true;
-            TopK top = new TopK(sort, skip, left, maxSortBytes);
-            Scan.candidates(sql, coll, plan, filter, (id, body) -> {
-                time.row();
-                JsonNode doc = matcher.readIfMatches(body);
-                if (doc != null) {
-                    top.offer(id, body, doc);
-                }
-                return true;
-            });
-            return top.result();
         }
     }
 
     @Override
     public long count(Namespace ns, Filter filter, ReadMode mode) {
-        Filter f = filter == null ? ALL : filter;
         QueryTime time = QueryTime.start(queryTimeoutMs);
-        return read(true, time, sql -> {
-            Catalog.Coll coll = requireColl(catalog, ns);
-            if (f == ALL) {
-                try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + coll.table()).executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
-            }
-            QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
-            noted(plan);
-            long[] n = {0};
-            StoredMatcher matcher = StoredMatcher.of(json, f, null);
-            Scan.candidates(sql, coll, plan, f, (id, body) -> {
-                time.row();
-                if (matcher.matches(body)) {
-                    n[0]++;
-                }
-                return true;
-            });
-            return n[0];
-        });
+        return read(true, time, sql -> engine.count(sql, requireColl(catalog, ns), filter, time));
     }
 
     private interface ReadFn<T> {
@@ -530,14 +304,6 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         }
     }
 
-    private void noted(QueryPlanner.Plan<Catalog.Index> plan) {
-        lastPlan = plan;
-        plans.incrementAndGet();
-        if (plan.usesIndex()) {
-            indexedPlans.incrementAndGet();
-        }
-    }
-
     // --- writes --------------------------------------------------------------------------
 
     /** Every write is hard here (synchronous=FULL, group-committed): {@code soft} is accepted as hard. */
@@ -560,9 +326,13 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         return checkpointer.framesCopied();
     }
 
-    @Override
-    public WriteOp prepare(WriteOp op) {
-        return docs.prepare(op);
+    /** On the writer, inside the batch transaction: one op in its own savepoint (404 for a collection dropped meanwhile). */
+    private WriteResult apply(Sql sql, WriteOp op, List<ChangeEvent> events) throws SQLException {
+        Catalog.Coll coll = catalog.colls().get(op.ns());
+        if (coll == null) {
+            return WriteResult.failed(WriteResult.Outcome.NOT_FOUND, "collection " + op.ns() + " does not exist");
+        }
+        return engine.apply(sql, coll, op, events, true);
     }
 
     /** On the writer thread, after COMMIT and before the writers are told. */
@@ -601,15 +371,15 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
 
     /** Queries planned, and how many of them read an index or a key range rather than everything. */
     long plans() {
-        return plans.get();
+        return engine.plans();
     }
 
     long indexedPlans() {
-        return indexedPlans.get();
+        return engine.indexedPlans();
     }
 
     QueryPlanner.Plan<Catalog.Index> lastPlan() {
-        return lastPlan;
+        return engine.lastPlan();
     }
 
     @Override

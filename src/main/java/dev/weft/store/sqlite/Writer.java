@@ -38,7 +38,7 @@ final class Writer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
     private static final OutageLog STORAGE_FAULTS = new OutageLog(LOG, 5000);
 
-    /** Applies one document write inside the open transaction. */
+    /** Applies one document write inside the open transaction, in a savepoint of its own: a failed op undoes only itself. */
     interface OpRunner {
         WriteResult apply(Sql sql, WriteOp op, List<ChangeEvent> events) throws SQLException;
     }
@@ -182,7 +182,7 @@ final class Writer implements AutoCloseable {
                 sql.control("SAVEPOINT task");
                 QueryTime.limitedTo(task.maxTimeMs(), () -> {
                     for (WriteOp op : task.ops()) {
-                        taskResults.add(runOp(op, taskEvents));
+                        taskResults.add(runner.apply(sql, op, taskEvents));
                     }
                 });
                 sql.control("RELEASE task");
@@ -234,24 +234,6 @@ final class Writer implements AutoCloseable {
                 batch.get(i).done().complete(results.get(i));
             }
         }
-    }
-
-    /** One op in its own savepoint: rolled back alone when it does not succeed. */
-    private WriteResult runOp(WriteOp op, List<ChangeEvent> events) throws SQLException {
-        int mark = events.size();
-        sql.control("SAVEPOINT op");
-        WriteResult result;
-        try {
-            result = runner.apply(sql, op, events);
-        } catch (WeftException e) {
-            result = WriteResult.failed(e);
-        }
-        if (!result.ok()) {
-            sql.control("ROLLBACK TO op");
-            events.subList(mark, events.size()).clear();
-        }
-        sql.control("RELEASE op");
-        return result;
     }
 
     /** A full disk or an I/O error: the write may succeed again once the fault is gone. */

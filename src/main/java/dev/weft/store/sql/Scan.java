@@ -1,4 +1,4 @@
-package dev.weft.store.sqlite;
+package dev.weft.store.sql;
 
 import dev.weft.query.Filter;
 import dev.weft.query.KeyRange;
@@ -20,18 +20,19 @@ import java.util.List;
  * resumption first finishes the rows of the last key, then continues below it.
  *
  * <p>Unordered plans ({@link #candidates}) read every candidate once in one statement; a
- * multikey index's ids are made distinct by SQLite.
+ * multikey index's ids are made distinct by the database ({@code IN}).
  *
- * <p>Both skip, inside SQLite, the rows whose JSON lacks a literal the filter requires
+ * <p>Both skip, inside the database, the rows whose JSON lacks a literal the filter requires
  * ({@link TextPrefilter}); the caller still evaluates the filter on every row read.
+ *
+ * <p>The statements are the same on every database ({@link Dialect} gives only the table of key
+ * ranges and the text search): both compare row values and take {@code LIMIT ? OFFSET ?}.
  */
 final class Scan {
     /** Receives one row; returns false to stop reading (the row counts as read). */
     interface Rows {
         boolean row(byte[] id, byte[] body) throws SQLException;
     }
-
-    private static final int MAX_RANGES_IN_ONE_STATEMENT = 5000;
 
     private final String docs;
     private final String index;
@@ -49,10 +50,10 @@ final class Scan {
     /**
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
-    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, long offset) {
+    Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset) {
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
-        this.prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.SQLITE, index == null ? "body" : "d.body");
+        this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), index == null ? "body" : "d.body");
         List<KeyRange> r = plan.ranges() == null ? java.util.Collections.singletonList(null) : plan.ranges();
         this.ranges = plan.descending() ? r.reversed() : r;
         this.descending = plan.descending();
@@ -66,12 +67,15 @@ final class Scan {
     }
 
     /** Reads up to {@code max} rows in order; true when the source is exhausted. */
-    boolean read(Sql sql, int max, Rows rows) throws SQLException {
+    boolean read(SqlConnection sql, Dialect dialect, int max, Rows rows) throws SQLException {
         int left = max;
         while (left > 0 && range < ranges.size()) {
             KeyRange r = ranges.get(range);
             Query q = index == null ? pkQuery(r) : indexQuery(r);
             PreparedStatement ps = sql.prepare(q.sql + " LIMIT ? OFFSET ?");
+            if (dialect.fetchRows() > 0) {
+                ps.setFetchSize(dialect.fetchRows());
+            }
             int p = 1;
             for (byte[] arg : q.args) {
                 ps.setBytes(p++, arg);
@@ -119,7 +123,7 @@ final class Scan {
     private record Query(String sql, List<byte[]> args, Kind kind) {}
 
     private Query pkQuery(KeyRange r) {
-        StringBuilder where = new StringBuilder(" WHERE 1");
+        StringBuilder where = new StringBuilder(" WHERE 1 = 1");
         java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(3);
         if (r != null) {
             where.append(" AND id >= ? AND id <= ?");
@@ -136,12 +140,12 @@ final class Scan {
     }
 
     private Query indexQuery(KeyRange r) {
-        String select = "SELECT i.key, i.id, d.body FROM " + index + " i CROSS JOIN " + docs + " d ON d.id = i.id";
-        StringBuilder where = new StringBuilder(" WHERE 1");
+        String select = "SELECT i.key, i.id, d.body FROM " + index + " i CROSS JOIN " + docs + " d";
+        StringBuilder where = new StringBuilder(" WHERE d.id = i.id");
         java.util.ArrayList<byte[]> args = new java.util.ArrayList<>(4);
         Kind kind;
         if (lastKey != null && descending && !groupDone) {
-            return new Query(select + " WHERE i.key = ? AND i.id > ?" + prefilter.sql() + " ORDER BY i.id",
+            return new Query(select + " WHERE d.id = i.id AND i.key = ? AND i.id > ?" + prefilter.sql() + " ORDER BY i.id",
                     List.of(lastKey, lastId), Kind.GROUP);
         }
         if (r != null) {
@@ -166,23 +170,19 @@ final class Scan {
     }
 
     /** Reads every candidate of an unordered plan once, in no particular order. */
-    static void candidates(Sql sql, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Rows rows)
-            throws SQLException {
+    static void candidates(SqlConnection sql, Dialect dialect, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan,
+                           Filter filter, Rows rows) throws SQLException {
         List<KeyRange> ranges = plan.ranges();
         String docs = coll.table();
         String query;
-        TextPrefilter prefilter = TextPrefilter.of(filter, TextPrefilter.Dialect.SQLITE, "d.body");
-        if (ranges == null || ranges.size() > MAX_RANGES_IN_ONE_STATEMENT) {
-            query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1";
+        TextPrefilter prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "d.body");
+        if (ranges == null || ranges.size() > dialect.maxRangesInOneStatement()) {
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1 = 1";
             ranges = List.of();
         } else if (ranges.isEmpty()) {
             return;
         } else {
-            StringBuilder values = new StringBuilder("(VALUES ");
-            for (int i = 0; i < ranges.size(); i++) {
-                values.append(i == 0 ? "(?, ?)" : ", (?, ?)");
-            }
-            values.append(") r");
+            String values = dialect.rangeTable(ranges.size());
             query = plan.index() == null
                     ? "SELECT d.id, d.body FROM " + values + " CROSS JOIN " + docs
                             + " d WHERE d.id >= r.column1 AND d.id <= r.column2"
@@ -190,11 +190,10 @@ final class Scan {
                             + " CROSS JOIN " + plan.index().table() + " i WHERE i.key >= r.column1 AND i.key <= r.column2)";
         }
         PreparedStatement ps = sql.prepare(query + prefilter.sql());
-        int p = 1;
-        for (KeyRange r : ranges) {
-            ps.setBytes(p++, r.low());
-            ps.setBytes(p++, r.high());
+        if (dialect.fetchRows() > 0) {
+            ps.setFetchSize(dialect.fetchRows());
         }
+        int p = ranges.isEmpty() ? 1 : dialect.bindRanges(sql, ps, 1, ranges);
         prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

@@ -1,0 +1,151 @@
+package dev.weft.store.postgres;
+
+import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
+import dev.weft.store.sql.Dialect;
+import dev.weft.store.sql.SqlConnection;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * PostgreSQL's side of the {@link Dialect}: bytea keys (compared like memcmp), a {@code doc jsonb}
+ * column beside the served {@code body} (the same document, for PostgreSQL's own operators),
+ * several writers (rows locked by the writes that read them; unique keys refused by a unique
+ * index {@code i<id>_u} on the key, SQLSTATE 23505), and set-based statements: many rows or many
+ * key ranges travel as two arrays in one statement ({@code unnest}), since every statement is a
+ * round trip.
+ */
+final class PostgresDialect implements Dialect {
+    private static final int FETCH_ROWS = 500;
+    static final String UNIQUE_VIOLATION = "23505";
+    static final String UNDEFINED_TABLE = "42P01";
+
+    @Override
+    public String createDocumentTable(String table) {
+        return "CREATE TABLE " + table + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)";
+    }
+
+    @Override
+    public String createIndexTable(String table) {
+        return "CREATE TABLE " + table + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))";
+    }
+
+    @Override
+    public Optional<String> uniqueKeyConstraint(String indexTable) {
+        return Optional.of("CREATE UNIQUE INDEX " + indexTable + "_u ON " + indexTable + "(key)");
+    }
+
+    @Override
+    public boolean severalWriters() {
+        return true;
+    }
+
+    @Override
+    public String rangeTable(int count) {
+        return "unnest(?::bytea[], ?::bytea[]) AS r(column1, column2)";
+    }
+
+    @Override
+    public int bindRanges(SqlConnection sql, PreparedStatement ps, int first, List<KeyRange> ranges) throws SQLException {
+        ps.setArray(first, array(sql, ranges.stream().map(KeyRange::low).toList()));
+        ps.setArray(first + 1, array(sql, ranges.stream().map(KeyRange::high).toList()));
+        return first + 2;
+    }
+
+    @Override
+    public TextPrefilter.Dialect textPrefilter() {
+        return TextPrefilter.Dialect.POSTGRESQL;
+    }
+
+    @Override
+    public int maxRangesInOneStatement() {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public int fetchRows() {
+        return FETCH_ROWS;
+    }
+
+    /** One multi-row INSERT, the body also parsed as jsonb by the database. */
+    @Override
+    public int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException {
+        String[] texts = new String[bodies.size()];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = new String(bodies.get(i), StandardCharsets.UTF_8);
+        }
+        PreparedStatement ps = sql.prepare("INSERT INTO " + table + "(id, body, doc) SELECT i, convert_to(t, 'UTF8'), t::jsonb"
+                + " FROM unnest(?::bytea[], ?::text[]) AS u(i, t) ON CONFLICT (id) DO NOTHING");
+        ps.setArray(1, array(sql, ids));
+        ps.setArray(2, sql.connection().createArrayOf("text", texts));
+        return ps.executeUpdate();
+    }
+
+    @Override
+    public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
+        PreparedStatement ps = sql.prepare("UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?");
+        ps.setBytes(1, body);
+        ps.setString(2, new String(body, StandardCharsets.UTF_8));
+        ps.setBytes(3, id);
+        ps.executeUpdate();
+    }
+
+    @Override
+    public void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        PreparedStatement ps = sql.prepare("INSERT INTO " + table
+                + "(key, id) SELECT * FROM unnest(?::bytea[], ?::bytea[]) ON CONFLICT (key, id) DO NOTHING");
+        ps.setArray(1, array(sql, keys));
+        ps.setArray(2, array(sql, ids));
+        ps.executeUpdate();
+    }
+
+    @Override
+    public void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException {
+        PreparedStatement ps = sql.prepare("DELETE FROM " + table + " WHERE id = ? AND key = ANY(?::bytea[])");
+        ps.setBytes(1, id);
+        ps.setArray(2, array(sql, new ArrayList<>(keys)));
+        ps.executeUpdate();
+    }
+
+    @Override
+    public String upsertDatabase() {
+        return "INSERT INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)"
+                + " ON CONFLICT (name) DO UPDATE SET props = EXCLUDED.props, etag = EXCLUDED.etag";
+    }
+
+    @Override
+    public long insertReturningId(SqlConnection sql, String insert, Object... args) throws SQLException {
+        PreparedStatement ps = sql.prepare(insert + " RETURNING id");
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public boolean isUniqueViolation(SQLException e) {
+        return UNIQUE_VIOLATION.equals(e.getSQLState());
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        return UNDEFINED_TABLE.equals(e.getSQLState());
+    }
+
+    private static Array array(SqlConnection sql, List<byte[]> values) throws SQLException {
+        return sql.connection().createArrayOf("bytea", values.toArray(new byte[0][]));
+    }
+}

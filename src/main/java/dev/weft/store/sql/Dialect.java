@@ -1,0 +1,87 @@
+package dev.weft.store.sql;
+
+import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What differs between the SQL databases under the {@link SqlEngine}: the types of the tables,
+ * the statements whose syntax or cost differs (upserts, multi-row inserts, a list of key ranges as
+ * a table), how an error is classified, and whether several writers share the database. Every
+ * other statement text is the engine's, written in the SQL both databases speak (row values,
+ * {@code LIMIT ? OFFSET ?}, {@code CROSS JOIN ... WHERE}).
+ *
+ * <p>Invariant of every implementation: {@code id} and {@code key} columns compare as unsigned
+ * bytes (SQLite BLOB, PostgreSQL bytea), so the engine's key ranges and orders are the
+ * database's; and an inserted row that already exists is ignored and not counted, never an error
+ * (the engine turns the count into its 409).
+ */
+public interface Dialect {
+    /** The DDL of a collection's table {@code d<id>}: {@code id} (the encoded _id, primary key) and {@code body}. */
+    String createDocumentTable(String table);
+
+    /** The DDL of an index's table {@code i<id>(key, id)}, primary key (key, id). */
+    String createIndexTable(String table);
+
+    /**
+     * The DDL that makes the database refuse a second document with a key of a unique index
+     * (run once the index is built free of duplicates), or empty when the engine checks each new
+     * key itself. With a constraint, a violation surfaces as {@link #isUniqueViolation} and
+     * {@link SqlEngine#uniqueMessage} names the index from the constraint's name,
+     * {@code <index table>_u}.
+     */
+    Optional<String> uniqueKeyConstraint(String indexTable);
+
+    /**
+     * Whether other writers (other connections, other nodes) change the tables concurrently. Then
+     * a single-document write locks the row it reads, and a plan re-reads an index's multikey flag
+     * in its own snapshot rather than trusting the cached catalog.
+     */
+    boolean severalWriters();
+
+    /**
+     * A FROM item named {@code r}, with columns {@code column1} (low) and {@code column2} (high),
+     * holding {@code count} key ranges bound by {@link #bindRanges}.
+     */
+    String rangeTable(int count);
+
+    /** Binds the ranges of {@link #rangeTable} from parameter {@code first}; returns the next parameter. */
+    int bindRanges(SqlConnection sql, PreparedStatement ps, int first, List<KeyRange> ranges) throws SQLException;
+
+    /** How a filter's required literals are searched for in the stored JSON ({@link TextPrefilter}). */
+    TextPrefilter.Dialect textPrefilter();
+
+    /** Past this many ranges a read takes the whole table and lets the filter decide. */
+    int maxRangesInOneStatement();
+
+    /** Rows a long result fetches at a time (0: the driver's way, which for SQLite is a cursor already). */
+    int fetchRows();
+
+    /** Inserts documents, skipping an id already present; returns how many were inserted. */
+    int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException;
+
+    /** Replaces the body of an existing document. */
+    void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException;
+
+    /** Inserts the pairs (keys[i], ids[i]) into an index table, skipping those present. */
+    void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException;
+
+    /** Deletes the given keys of one document from an index table. */
+    void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException;
+
+    /** Inserts or replaces the row of a database: parameters name, props, etag. */
+    String upsertDatabase();
+
+    /** Runs an INSERT into a table with a generated {@code id} column, parameters bound, and returns that id. */
+    long insertReturningId(SqlConnection sql, String insert, Object... args) throws SQLException;
+
+    /** A unique or primary-key constraint refused a row. */
+    boolean isUniqueViolation(SQLException e);
+
+    /** A statement named a table that does not exist (dropped meanwhile by another connection). */
+    boolean isMissingTable(SQLException e);
+}

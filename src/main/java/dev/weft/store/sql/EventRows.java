@@ -1,0 +1,76 @@
+package dev.weft.store.sql;
+
+import dev.weft.core.Json;
+import dev.weft.query.UpdateDescription;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.EventLog;
+import dev.weft.store.Namespace;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The rows of table {@code weft_events}, the same columns in every store: {@code seq}, {@code at}
+ * (epoch ms), the collection, {@code op} (the ordinal of {@link ChangeEvent.Operation}, so
+ * operations are only ever added at the end), {@code key} (the _id as JSON), {@code doc} and
+ * {@code pre} (the stored bytes after and before), {@code upd} (the update description as JSON).
+ * How seqs are given and when events are pruned is each store's own log; encoding and decoding a
+ * row is here, once.
+ */
+public final class EventRows {
+    /** The columns a store inserts after its own ({@code seq} and {@code at} where it sets them). */
+    public static final String WRITTEN = "db, coll, op, key, doc, pre, upd";
+    private static final ChangeEvent.Operation[] OPS = ChangeEvent.Operation.values();
+    private static final int DROP = ChangeEvent.Operation.DROP.ordinal();
+
+    private EventRows() {}
+
+    /** The DDL of the partial index that makes {@link #droppedAfter} one probe. */
+    public static String dropsIndex() {
+        return "CREATE INDEX IF NOT EXISTS weft_events_drops ON weft_events(db, coll, seq) WHERE op = " + DROP;
+    }
+
+    /** Binds {@link #WRITTEN} from parameter {@code first}. */
+    public static void bind(PreparedStatement ps, int first, Json json, ChangeEvent e) throws SQLException {
+        ps.setString(first, e.ns().db());
+        ps.setString(first + 1, e.ns().coll());
+        ps.setInt(first + 2, e.operation().ordinal());
+        ps.setBytes(first + 3, json.bytes(e.documentKey()));
+        ps.setBytes(first + 4, e.fullDocument());
+        ps.setBytes(first + 5, e.previousDocument());
+        ps.setBytes(first + 6, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
+    }
+
+    /** Up to {@code limit} events with {@code seq > after}, in seq order. */
+    public static List<ChangeEvent> read(SqlConnection sql, Json json, long after, int limit) throws SQLException {
+        List<ChangeEvent> out = new ArrayList<>();
+        PreparedStatement ps = sql.prepare("SELECT seq, at, " + WRITTEN + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?");
+        ps.setLong(1, after);
+        ps.setInt(2, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                byte[] upd = rs.getBytes(9);
+                out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getInt(5)],
+                        json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
+                        upd == null ? null : UpdateDescription.fromNode(json.parse(upd, "logged update description")),
+                        rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
+            }
+        }
+        return out;
+    }
+
+    /** See {@link EventLog#droppedAfter}: only events that have a seq. */
+    public static OptionalLong droppedAfter(SqlConnection sql, Namespace ns, long after) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT seq FROM weft_events WHERE op = " + DROP
+                + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1");
+        ps.setString(1, ns.db());
+        ps.setString(2, ns.coll());
+        ps.setLong(3, after);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        }
+    }
+}

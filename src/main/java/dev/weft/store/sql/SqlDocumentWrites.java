@@ -1,0 +1,169 @@
+package dev.weft.store.sql;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
+import dev.weft.store.AbstractDocumentWrites;
+import dev.weft.store.Catalog;
+import dev.weft.store.DuplicateKey;
+import dev.weft.store.Namespace;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The rows of document writes, inside the caller's transaction: the rules are
+ * {@link AbstractDocumentWrites}'; here are the document rows, their index keys, unique keys and
+ * multikey flags.
+ *
+ * <p>Unique keys: where the {@link Dialect} has a constraint, the database refuses a duplicate
+ * (also one written concurrently by another transaction) and the engine reports its violation;
+ * otherwise (one writer) each new key is looked up before it is inserted, key by key, so two
+ * documents of one insert that share a key are refused too.
+ *
+ * <p>Multikey: an index's flag is set, in the same transaction, before the first document with
+ * an array on its paths is stored, so that no reader sees such a document while trusting the
+ * index's order (see {@link Catalog.Index}).
+ */
+final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Catalog.Coll> {
+    private final SqlEngine engine;
+    private final Dialect dialect;
+
+    SqlDocumentWrites(SqlEngine engine, Dialect dialect, Json json, long queryTimeoutMs) {
+        super(json, queryTimeoutMs);
+        this.engine = engine;
+        this.dialect = dialect;
+    }
+
+    @Override
+    protected Namespace ns(Catalog.Coll coll) {
+        return coll.ns();
+    }
+
+    @Override
+    protected void candidates(SqlConnection sql, Catalog.Coll coll, Filter filter, Row row) throws SQLException {
+        engine.candidates(sql, coll, filter, (id, body) -> {
+            row.accept(id, body);
+            return true;
+        });
+    }
+
+    /** With several writers the row is locked, so If-Match and read-modify-write cannot lose an update. */
+    @Override
+    protected ObjectNode load(SqlConnection sql, Catalog.Coll coll, byte[] id) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?"
+                + (dialect.severalWriters() ? " FOR UPDATE" : ""));
+        ps.setBytes(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
+        }
+    }
+
+    @Override
+    protected void insert(SqlConnection sql, Catalog.Coll coll, ObjectNode doc, byte[] body) throws SQLException {
+        insertAll(sql, coll, List.of(doc), List.of(body));
+    }
+
+    /** The documents in one statement where the dialect can, then each index's keys. */
+    @Override
+    protected void insertAll(SqlConnection sql, Catalog.Coll coll, List<ObjectNode> docs, List<byte[]> bodies)
+            throws SQLException {
+        List<byte[]> ids = new ArrayList<>(docs.size());
+        for (ObjectNode doc : docs) {
+            ids.add(key(doc.get("_id")));
+        }
+        int inserted = dialect.insertDocuments(sql, coll.table(), ids, bodies);
+        if (inserted != ids.size()) {
+            throw WeftException.conflict(docs.size() == 1
+                    ? DuplicateKey.id(json.text(docs.getFirst().get("_id")))
+                    : DuplicateKey.ids(ids.size() - inserted));
+        }
+        for (Catalog.Index index : coll.indexes()) {
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> keyIds = new ArrayList<>();
+            for (int i = 0; i < ids.size(); i++) {
+                ObjectNode doc = docs.get(i);
+                markMultikey(sql, index, doc);
+                for (byte[] k : keys(index, doc)) {
+                    keys.add(k);
+                    keyIds.add(ids.get(i));
+                }
+                if (checksUniqueKeys(index)) {
+                    addKeys(sql, index, doc, keys, keyIds);
+                    keys.clear();
+                    keyIds.clear();
+                }
+            }
+            addKeys(sql, index, null, keys, keyIds);
+        }
+    }
+
+    @Override
+    protected void rewrite(SqlConnection sql, Catalog.Coll coll, ObjectNode old, ObjectNode doc, byte[] body)
+            throws SQLException {
+        byte[] id = key(doc.get("_id"));
+        dialect.updateDocument(sql, coll.table(), id, body);
+        for (Catalog.Index index : coll.indexes()) {
+            KeyChange change = keyChange(index, old, doc);
+            deleteKeys(sql, index, id, change.gone());
+            markMultikey(sql, index, doc);
+            addKeys(sql, index, doc, new ArrayList<>(change.added()), java.util.Collections.nCopies(change.added().size(), id));
+        }
+    }
+
+    @Override
+    protected void remove(SqlConnection sql, Catalog.Coll coll, ObjectNode old) throws SQLException {
+        byte[] id = key(old.get("_id"));
+        PreparedStatement ps = sql.prepare("DELETE FROM " + coll.table() + " WHERE id = ?");
+        ps.setBytes(1, id);
+        ps.executeUpdate();
+        for (Catalog.Index index : coll.indexes()) {
+            deleteKeys(sql, index, id, keys(index, old));
+        }
+    }
+
+    private boolean checksUniqueKeys(Catalog.Index index) {
+        return index.spec().unique() && dialect.uniqueKeyConstraint(index.table()).isEmpty();
+    }
+
+    private static void markMultikey(SqlConnection sql, Catalog.Index index, ObjectNode doc) throws SQLException {
+        if (!index.multikey() && KeyEncoding.isMultikey(doc, index.fields())) {
+            PreparedStatement ps = sql.prepare("UPDATE weft_indexes SET multikey = 1 WHERE id = ? AND multikey = 0");
+            ps.setLong(1, index.id());
+            ps.executeUpdate();
+            index.markMultikey();
+        }
+    }
+
+    /** Adds keys of {@code doc} (null: of several documents, with no check of ours to make). */
+    private void addKeys(SqlConnection sql, Catalog.Index index, ObjectNode doc, List<byte[]> keys, List<byte[]> ids)
+            throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        if (doc != null && checksUniqueKeys(index)) {
+            PreparedStatement check = sql.prepare("SELECT 1 FROM " + index.table() + " WHERE key = ? AND id <> ? LIMIT 1");
+            for (int i = 0; i < keys.size(); i++) {
+                check.setBytes(1, keys.get(i));
+                check.setBytes(2, ids.get(i));
+                try (ResultSet rs = check.executeQuery()) {
+                    if (rs.next()) {
+                        throw WeftException.conflict(DuplicateKey.uniqueIndex(index.spec().name(), json.text(doc.get("_id"))));
+                    }
+                }
+            }
+        }
+        dialect.insertKeys(sql, index.table(), keys, ids);
+    }
+
+    private void deleteKeys(SqlConnection sql, Catalog.Index index, byte[] id, Collection<byte[]> keys) throws SQLException {
+        if (!keys.isEmpty()) {
+            dialect.deleteKeys(sql, index.table(), id, keys);
+        }
+    }
+}

@@ -1,0 +1,460 @@
+package dev.weft.store.sql;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.Filter;
+import dev.weft.query.KeyEncoding;
+import dev.weft.query.KeyRange;
+import dev.weft.query.Sort;
+import dev.weft.query.StoredMatcher;
+import dev.weft.store.AbstractDocumentWrites;
+import dev.weft.store.Catalog;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.DuplicateKey;
+import dev.weft.store.FindQuery;
+import dev.weft.store.IndexSpec;
+import dev.weft.store.QueryTime;
+import dev.weft.store.StoredDocument;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteResult;
+import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TopK;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The query and write engine of the SQL stores, written once over a {@link Dialect}: planning
+ * (key counts probed in the database), finds (ordered chunked scans that resume after the last
+ * (key, _id) read, unordered candidate reads into a bounded top-k heap), counts, index builds,
+ * and document writes with their per-op savepoints and multikey marking.
+ *
+ * <p>It owns no connection and no transaction: every method runs on the {@link SqlConnection} a
+ * store hands it, inside whatever transaction that store opened (a SQLite snapshot or the
+ * writer's batch, a PostgreSQL repeatable-read or write transaction). So what differs between the
+ * stores (one writer thread or concurrent transactions, read pools, replicas, retries, timeouts
+ * by progress handler or by {@code statement_timeout}) stays in the stores, and everything that
+ * reads or writes a document table is here.
+ *
+ * <p>Tables: a collection is {@code d<id>(id, body)}, {@code id} the order-preserving
+ * {@link KeyEncoding} of {@code _id}, {@code body} the JSON served as stored; an index is
+ * {@code i<id>(key, id)}, one row per distinct key of a document. Every read is a superset: the
+ * filter is evaluated on each body read, so a plan can only cost time, never a wrong answer.
+ */
+public final class SqlEngine {
+    /** Rows and bytes of one chunk of an ordered scan: a store may release its connection between chunks. */
+    static final int CHUNK_ROWS = 1000;
+    static final int CHUNK_BYTES = 1 << 20;
+    /** Keys inserted per statement when an index is built over existing documents. */
+    private static final int BUILD_BATCH = 1000;
+    private static final Filter ALL = Filter.all();
+
+    private final Dialect dialect;
+    private final Json json;
+    private final long maxSortBytes;
+    private final SqlDocumentWrites writes;
+    private final AtomicLong plans = new AtomicLong();
+    private final AtomicLong indexedPlans = new AtomicLong();
+    private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
+
+    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes) {
+        this.dialect = dialect;
+        this.json = json;
+        this.maxSortBytes = maxSortBytes;
+        this.writes = new SqlDocumentWrites(this, dialect, json, queryTimeoutMs);
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    // --- reads -----------------------------------------------------------------------------------
+
+    public Optional<StoredDocument> get(SqlConnection sql, Catalog.Coll coll, JsonNode id) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?");
+        ps.setBytes(1, AbstractDocumentWrites.key(id));
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(new StoredDocument(rs.getBytes(1))) : Optional.empty();
+        }
+    }
+
+    /**
+     * The planner's plan over the primary key or one of the collection's indexes. With several
+     * writers, an index the cached catalog believes single-key may have become multikey in
+     * another transaction: its flag is read in this snapshot, and if set the query is planned
+     * again knowing it (the flag commits with the first array, see {@link Catalog.Index}).
+     */
+    public QueryPlanner.Plan<Catalog.Index> plan(SqlConnection sql, Catalog.Coll coll, Filter filter, Sort sort, long skip,
+                                                 long limit, Optional<String> hint) throws SQLException {
+        while (true) {
+            QueryPlanner.Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort,
+                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap));
+            if (dialect.severalWriters() && becameMultikey(sql, plan.index())) {
+                continue;
+            }
+            lastPlan = plan;
+            plans.incrementAndGet();
+            if (plan.usesIndex()) {
+                indexedPlans.incrementAndGet();
+            }
+            return plan;
+        }
+    }
+
+    private static boolean becameMultikey(SqlConnection sql, Catalog.Index index) throws SQLException {
+        if (index == null || index.multikey()) {
+            return false;
+        }
+        PreparedStatement ps = sql.prepare("SELECT multikey FROM weft_indexes WHERE id = ?");
+        ps.setLong(1, index.id());
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SourceDropped(index.spec().name());
+            }
+            if (rs.getInt(1) != 0) {
+                index.markMultikey();
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The index a plan chose was dropped by another writer after the catalog was read: the store
+     * re-reads its catalog and runs the read again.
+     */
+    public static final class SourceDropped extends SQLException {
+        SourceDropped(String index) {
+            super("the index " + index + " was dropped meanwhile");
+        }
+    }
+
+    /** Keys in the candidate's ranges, counted up to {@code cap}. */
+    private static long probe(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, List<KeyRange> ranges, long cap)
+            throws SQLException {
+        String table = index == null ? coll.table() : index.table();
+        String column = index == null ? "id" : "key";
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + column + " >= ? AND "
+                + column + " <= ? LIMIT ?) s");
+        return QueryPlanner.Probe.countRanges(ps, ranges, cap);
+    }
+
+    /** A find of {@code query}, read chunk by chunk on the connections the store gives it (see {@link Find}). */
+    public Find find(FindQuery query, QueryTime time) {
+        return new Find(query, time);
+    }
+
+    /**
+     * The state of one find between chunks. {@link #first} plans and reads the first chunk (an
+     * unordered plan reads everything into its heap at once); {@link #next} reads on after the
+     * last (key, _id) read, on the same connection or another one. A store that hands a chunk
+     * out between two reads pauses {@code time} meanwhile.
+     */
+    public final class Find {
+        private final Filter filter;
+        private final StoredMatcher matcher;
+        private final Sort sort;
+        private final boolean everything;
+        private final long skip;
+        private final long limit;
+        private final Optional<String> hint;
+        private final QueryTime time;
+        private long left;
+        private long toSkip;
+        private QueryPlanner.Plan<Catalog.Index> plan;
+        private Scan scan;
+        private boolean done;
+
+        private Find(FindQuery query, QueryTime time) {
+            this.filter = query.filter();
+            this.sort = query.sort();
+            this.matcher = StoredMatcher.of(json, filter, sort);
+            this.everything = filter == ALL;
+            this.skip = query.skip();
+            this.limit = query.limit();
+            this.hint = query.hint();
+            this.time = time;
+            this.done = limit <= 0;
+        }
+
+        /** True once every match was handed out (or the limit reached). */
+        public boolean done() {
+            return done;
+        }
+
+        /** Plans and reads the first chunk; a retried attempt starts over. */
+        public List<byte[]> first(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+            if (limit <= 0) {
+                return List.of();
+            }
+            plan = plan(sql, coll, filter, sort, skip, limit, hint);
+            left = limit;
+            done = false;
+            if (!plan.ordered()) {
+                return heap(sql, coll);
+            }
+            scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
+            toSkip = everything ? scan.unskipped() : skip;
+            return next(sql);
+        }
+
+        /**
+         * For a store that reads the chunks in separate transactions: 503 when the index the
+         * scan walks was dropped or became multikey since the first chunk (its order no longer holds).
+         */
+        public void checkSource(Catalog.Coll now) {
+            if (plan == null || plan.index() == null) {
+                return;
+            }
+            String name = plan.index().spec().name();
+            Optional<Catalog.Index> index = now.index(name);
+            if (index.isEmpty() || index.get().id() != plan.index().id() || index.get().multikey()) {
+                throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
+                        + " this read, so its order no longer holds; retry the read");
+            }
+        }
+
+        /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
+        public List<byte[]> next(SqlConnection sql) throws SQLException {
+            List<byte[]> out = new ArrayList<>();
+            long[] bytes = {0};
+            boolean exhausted = scan.read(sql, dialect, CHUNK_ROWS, (id, body) -> {
+                time.row();
+                if (!everything && !matcher.matches(body)) {
+                    return true;
+                }
+                if (toSkip > 0) {
+                    toSkip--;
+                    return true;
+                }
+                out.add(body);
+                left--;
+                bytes[0] += body.length;
+                return left > 0 && bytes[0] < CHUNK_BYTES;
+            });
+            done = exhausted || left <= 0;
+            return out;
+        }
+
+        /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
+        private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+            done = true;
+            TopK top = new TopK(sort, skip, left, maxSortBytes);
+            Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
+                time.row();
+                JsonNode doc = matcher.readIfMatches(body);
+                if (doc != null) {
+                    top.offer(id, body, doc);
+                }
+                return true;
+            });
+            return top.result();
+        }
+    }
+
+    /** The documents matching {@code filter} (null: all), counted under {@code time}. */
+    public long count(SqlConnection sql, Catalog.Coll coll, Filter filter, QueryTime time) throws SQLException {
+        Filter f = filter == null ? ALL : filter;
+        if (f == ALL) {
+            try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + coll.table()).executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+        QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        long[] n = {0};
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
+        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
+            time.row();
+            if (matcher.matches(body)) {
+                n[0]++;
+            }
+            return true;
+        });
+        return n[0];
+    }
+
+    /** Every document {@code filter} may match, once each, in no order (the searches of bulk writes). */
+    void candidates(SqlConnection sql, Catalog.Coll coll, Filter filter, Scan.Rows rows) throws SQLException {
+        Scan.candidates(sql, dialect, coll, plan(sql, coll, filter, null, 0, Long.MAX_VALUE, Optional.empty()), filter, rows);
+    }
+
+    // --- writes ----------------------------------------------------------------------------------
+
+    /** {@code op} with an insert's stamping and encoding done now, on the calling thread. */
+    public WriteOp prepare(WriteOp op) {
+        return writes.prepare(op);
+    }
+
+    /**
+     * Applies one op inside the open transaction ({@code events} null when nobody listens). With
+     * {@code savepoint}, the op runs in a savepoint of its own and a refused op (a client error,
+     * or a unique key the database refused) rolls back only itself: the result says why, and the
+     * caller goes on with the next op. Without, a refused op returns its result and leaves its
+     * partial changes for the caller to roll back with the whole transaction, and a database
+     * error is thrown (a store that retries a lone write looks at it).
+     */
+    public WriteResult apply(SqlConnection sql, Catalog.Coll coll, WriteOp op, List<ChangeEvent> events, boolean savepoint)
+            throws SQLException {
+        if (!savepoint) {
+            try {
+                return writes.apply(sql, coll, op, events);
+            } catch (WeftException e) {
+                return WriteResult.failed(e);
+            }
+        }
+        int mark = events == null ? 0 : events.size();
+        sql.control("SAVEPOINT op");
+        WriteResult result;
+        try {
+            result = writes.apply(sql, coll, op, events);
+        } catch (WeftException e) {
+            result = WriteResult.failed(e);
+        } catch (SQLException e) {
+            if (!dialect.isUniqueViolation(e)) {
+                throw e;
+            }
+            result = WriteResult.failed(WriteResult.Outcome.CONFLICT, uniqueMessage(e, coll));
+        }
+        if (!result.ok()) {
+            sql.control("ROLLBACK TO SAVEPOINT op");
+            if (events != null) {
+                events.subList(mark, events.size()).clear();
+            }
+        }
+        sql.control("RELEASE SAVEPOINT op");
+        return result;
+    }
+
+    /** The 409 message of a unique violation the database reported, naming the index by its constraint. */
+    public static String uniqueMessage(SQLException e, Catalog.Coll coll) {
+        String text = String.valueOf(e.getMessage());
+        for (Catalog.Index index : coll.indexes()) {
+            if (text.contains("\"" + index.table() + "_u\"")) {
+                return DuplicateKey.uniqueIndex(index.spec().name());
+            }
+        }
+        return DuplicateKey.other(text);
+    }
+
+    // --- catalog tables --------------------------------------------------------------------------
+
+    void saveDatabase(SqlConnection sql, String db, byte[] props, String etag) throws SQLException {
+        PreparedStatement ps = sql.prepare(dialect.upsertDatabase());
+        ps.setString(1, db);
+        ps.setBytes(2, props);
+        ps.setString(3, etag);
+        ps.executeUpdate();
+    }
+
+    void deleteDatabase(SqlConnection sql, String db) throws SQLException {
+        update(sql, "DELETE FROM weft_dbs WHERE name = ?", db);
+    }
+
+    void updateCollection(SqlConnection sql, Catalog.Coll old, byte[] props, String etag) throws SQLException {
+        PreparedStatement ps = sql.prepare("UPDATE weft_colls SET props = ?, etag = ? WHERE id = ?");
+        ps.setBytes(1, props);
+        ps.setString(2, etag);
+        ps.setLong(3, old.id());
+        ps.executeUpdate();
+    }
+
+    void insertCollection(SqlConnection sql, dev.weft.store.Namespace ns, byte[] props, String etag) throws SQLException {
+        long id = dialect.insertReturningId(sql, "INSERT INTO weft_colls(db, name, props, etag) VALUES (?, ?, ?, ?)",
+                ns.db(), ns.coll(), props, etag);
+        sql.exec(dialect.createDocumentTable("d" + id));
+    }
+
+    /** The collection's row first (with several writers, its lock waits for the writes holding it), then its tables. */
+    void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        update(sql, "DELETE FROM weft_colls WHERE id = ?", coll.id());
+        for (Catalog.Index index : coll.indexes()) {
+            sql.exec("DROP TABLE IF EXISTS " + index.table());
+        }
+        sql.exec("DROP TABLE IF EXISTS " + coll.table());
+        update(sql, "DELETE FROM weft_indexes WHERE coll = ?", coll.id());
+    }
+
+    void addIndex(SqlConnection sql, Catalog.Coll coll, IndexSpec spec) throws SQLException {
+        long id = dialect.insertReturningId(sql, "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
+                + " VALUES (?, ?, ?, ?, 0)", coll.id(), spec.name(), Catalog.encodeSpec(json, spec), spec.unique() ? 1 : 0);
+        Catalog.Index index = new Catalog.Index(id, spec, false);
+        sql.exec(dialect.createIndexTable(index.table()));
+        build(sql, coll, index);
+    }
+
+    /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
+    private void build(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        boolean multikey = false;
+        List<byte[]> keys = new ArrayList<>();
+        List<byte[]> ids = new ArrayList<>();
+        PreparedStatement scan = sql.prepare("SELECT id, body FROM " + coll.table());
+        if (dialect.fetchRows() > 0) {
+            scan.setFetchSize(dialect.fetchRows());
+        }
+        try (ResultSet rs = scan.executeQuery()) {
+            while (rs.next()) {
+                byte[] id = rs.getBytes(1);
+                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
+                multikey |= KeyEncoding.isMultikey(doc, index.fields());
+                for (byte[] key : AbstractDocumentWrites.keys(index, doc)) {
+                    keys.add(key);
+                    ids.add(id);
+                }
+                if (keys.size() >= BUILD_BATCH) {
+                    dialect.insertKeys(sql, index.table(), keys, ids);
+                    keys.clear();
+                    ids.clear();
+                }
+            }
+        }
+        dialect.insertKeys(sql, index.table(), keys, ids);
+        if (index.spec().unique()) {
+            try (ResultSet rs = sql.prepare("SELECT 1 FROM " + index.table() + " GROUP BY key HAVING count(*) > 1 LIMIT 1")
+                    .executeQuery()) {
+                if (rs.next()) {
+                    throw WeftException.conflict("cannot build unique index " + index.spec().name()
+                            + ": some documents share a key");
+                }
+            }
+            Optional<String> constraint = dialect.uniqueKeyConstraint(index.table());
+            if (constraint.isPresent()) {
+                sql.exec(constraint.get());
+            }
+        }
+        if (multikey) {
+            update(sql, "UPDATE weft_indexes SET multikey = 1 WHERE id = ?", index.id());
+        }
+    }
+
+    void removeIndex(SqlConnection sql, Catalog.Index index) throws SQLException {
+        sql.exec("DROP TABLE IF EXISTS " + index.table());
+        update(sql, "DELETE FROM weft_indexes WHERE id = ?", index.id());
+    }
+
+    private static void update(SqlConnection sql, String statement, Object arg) throws SQLException {
+        PreparedStatement ps = sql.prepare(statement);
+        ps.setObject(1, arg);
+        ps.executeUpdate();
+    }
+
+    // --- for tests -------------------------------------------------------------------------------
+
+    /** Queries planned, and how many of them read an index or a key range rather than everything. */
+    public long plans() {
+        return plans.get();
+    }
+
+    public long indexedPlans() {
+        return indexedPlans.get();
+    }
+
+    public QueryPlanner.Plan<Catalog.Index> lastPlan() {
+        return lastPlan;
+    }
+}

@@ -1,0 +1,149 @@
+package dev.weft.store.sqlite;
+
+import dev.weft.query.KeyRange;
+import dev.weft.store.plan.TextPrefilter;
+import dev.weft.store.sql.Dialect;
+import dev.weft.store.sql.SqlConnection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+/**
+ * SQLite's side of the {@link Dialect}: BLOB keys in {@code WITHOUT ROWID} tables (the table is
+ * its primary key's B-tree, so a scan by _id or by key reads one tree), one writer (unique keys
+ * checked by the engine before each insert, no row locks), single-row statements (a prepared
+ * statement step costs about a row; there is no round trip to save), key ranges as a
+ * {@code VALUES} list.
+ */
+final class SqliteDialect implements Dialect {
+    /** SQLite's limit of host parameters is 32766: two per range, with room to spare. */
+    private static final int MAX_RANGES_IN_ONE_STATEMENT = 5000;
+
+    @Override
+    public String createDocumentTable(String table) {
+        return "CREATE TABLE " + table + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID";
+    }
+
+    @Override
+    public String createIndexTable(String table) {
+        return "CREATE TABLE " + table + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID";
+    }
+
+    @Override
+    public Optional<String> uniqueKeyConstraint(String indexTable) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean severalWriters() {
+        return false;
+    }
+
+    @Override
+    public String rangeTable(int count) {
+        StringBuilder values = new StringBuilder("(VALUES ");
+        for (int i = 0; i < count; i++) {
+            values.append(i == 0 ? "(?, ?)" : ", (?, ?)");
+        }
+        return values.append(") r").toString();
+    }
+
+    @Override
+    public int bindRanges(SqlConnection sql, PreparedStatement ps, int first, List<KeyRange> ranges) throws SQLException {
+        int p = first;
+        for (KeyRange r : ranges) {
+            ps.setBytes(p++, r.low());
+            ps.setBytes(p++, r.high());
+        }
+        return p;
+    }
+
+    @Override
+    public TextPrefilter.Dialect textPrefilter() {
+        return TextPrefilter.Dialect.SQLITE;
+    }
+
+    @Override
+    public int maxRangesInOneStatement() {
+        return MAX_RANGES_IN_ONE_STATEMENT;
+    }
+
+    @Override
+    public int fetchRows() {
+        return 0;
+    }
+
+    @Override
+    public int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException {
+        PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + table + "(id, body) VALUES (?, ?)");
+        int inserted = 0;
+        for (int i = 0; i < ids.size(); i++) {
+            ps.setBytes(1, ids.get(i));
+            ps.setBytes(2, bodies.get(i));
+            inserted += ps.executeUpdate();
+        }
+        return inserted;
+    }
+
+    @Override
+    public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
+        PreparedStatement ps = sql.prepare("UPDATE " + table + " SET body = ? WHERE id = ?");
+        ps.setBytes(1, body);
+        ps.setBytes(2, id);
+        ps.executeUpdate();
+    }
+
+    @Override
+    public void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException {
+        PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + table + "(key, id) VALUES (?, ?)");
+        for (int i = 0; i < keys.size(); i++) {
+            ps.setBytes(1, keys.get(i));
+            ps.setBytes(2, ids.get(i));
+            ps.executeUpdate();
+        }
+    }
+
+    @Override
+    public void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException {
+        PreparedStatement ps = sql.prepare("DELETE FROM " + table + " WHERE key = ? AND id = ?");
+        for (byte[] k : keys) {
+            ps.setBytes(1, k);
+            ps.setBytes(2, id);
+            ps.executeUpdate();
+        }
+    }
+
+    @Override
+    public String upsertDatabase() {
+        return "INSERT OR REPLACE INTO weft_dbs(name, props, etag) VALUES (?, ?, ?)";
+    }
+
+    @Override
+    public long insertReturningId(SqlConnection sql, String insert, Object... args) throws SQLException {
+        PreparedStatement ps = sql.prepare(insert);
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+        ps.executeUpdate();
+        try (ResultSet rs = sql.prepare("SELECT last_insert_rowid()").executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public boolean isUniqueViolation(SQLException e) {
+        return e instanceof SQLiteException s && (s.getResultCode() == SQLiteErrorCode.SQLITE_CONSTRAINT_PRIMARYKEY
+                || s.getResultCode() == SQLiteErrorCode.SQLITE_CONSTRAINT_UNIQUE);
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        return String.valueOf(e.getMessage()).contains("no such table");
+    }
+}
