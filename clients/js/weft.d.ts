@@ -162,6 +162,7 @@ export class Weft {
   createIndex(db: string, coll: string, name: string, keys: { [field: string]: 1 | -1 }, ops?: Document): Promise<void>;
   dropIndex(db: string, coll: string, name: string): Promise<void>;
   aggregate<T = Document>(db: string, coll: string, name: string, avars?: Document, paging?: { page?: number; pagesize?: number }): Promise<T[]>;
+  aggregatePipeline<T = Document>(db: string, coll: string, stages: Document[], paging?: { page?: number; pagesize?: number }): Promise<T[]>;
   metrics(): Promise<MetricSample[]>;
 
   importNdjson(db: string, coll: string, input: string | Blob | Uint8Array, options?: {

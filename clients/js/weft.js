@@ -470,6 +470,11 @@ export class Weft {
     return this.#json('GET', path(db, coll, '_aggrs', name), { params: { avars, page, pagesize } });
   }
 
+  /** Runs `stages` (POST `/_aggrs`: admins, or rules with allowAdhocAggregations). */
+  aggregatePipeline(db, coll, stages, { page, pagesize } = {}) {
+    return this.#json('POST', path(db, coll, '_aggrs'), { body: stages, params: { page, pagesize } });
+  }
+
   /** `/metrics` as samples (see parsePrometheus). */
   async metrics() {
     return parsePrometheus(await (await this.request('GET', '/metrics')).text());
@@ -505,7 +510,11 @@ export class Weft {
       });
       result.inserted += answer.inserted;
       result.failed += answer.failed;
-      for (const e of answer.errors ?? []) result.errors.push({ ...e, line: e.line + first });
+      for (const e of answer.errors ?? []) {
+        // the server numbers the lines of its request; the caller knows only the whole input
+        const line = e.line + first;
+        result.errors.push({ ...e, line, message: e.message.replace(new RegExp(`^line ${e.line}\\b`), `line ${line}`) });
+      }
       sentBytes = Math.min(totalBytes, sentBytes + bytes);
       first = last;
       onProgress?.({ sentBytes, totalBytes, inserted: result.inserted, failed: result.failed });

@@ -33,8 +33,11 @@ final class ConsoleFiles {
             "json", "application/json");
 
     private final String root;
-    /** The jar does not change while the server runs: each file is read once. */
-    private final Map<String, Optional<byte[]>> files = new ConcurrentHashMap<>();
+    /**
+     * The jar does not change while the server runs: each file is read once. Only files found are
+     * kept, so names anyone may ask for cannot grow this map beyond the console's own files.
+     */
+    private final Map<String, byte[]> files = new ConcurrentHashMap<>();
 
     ConsoleFiles(String root) {
         this.root = root;
@@ -55,16 +58,27 @@ final class ConsoleFiles {
     }
 
     private void serve(Exchange ex, String name) {
-        String extension = name.substring(name.lastIndexOf('.') + 1);
-        String type = TYPES.get(extension);
-        byte[] body = FILE_NAME.matcher(name).matches() && type != null
-                ? files.computeIfAbsent(name, this::read).orElse(null) : null;
-        if (body == null) {
-            throw WeftException.notFound("no console file " + name);
-        }
+        byte[] body = bytes(name).orElseThrow(() -> WeftException.notFound("no console file " + name));
         secure(ex);
         ex.setHeader("Cache-Control", "no-cache");
-        ex.send(200, type, body);
+        ex.send(200, type(name), body);
+    }
+
+    /** The file named {@code name} in the console's folder, when the name is one it serves. */
+    Optional<byte[]> bytes(String name) {
+        if (!FILE_NAME.matcher(name).matches() || type(name) == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(files.computeIfAbsent(name, this::read));
+    }
+
+    /** How many files are kept in memory. */
+    int kept() {
+        return files.size();
+    }
+
+    private static String type(String name) {
+        return TYPES.get(name.substring(name.lastIndexOf('.') + 1));
     }
 
     /** The headers every console answer carries (see the class comment). */
@@ -75,9 +89,10 @@ final class ConsoleFiles {
         ex.setHeader("Referrer-Policy", "no-referrer");
     }
 
-    private Optional<byte[]> read(String name) {
+    /** The file's bytes, null when there is none (so nothing is kept). */
+    private byte[] read(String name) {
         try (InputStream in = ConsoleFiles.class.getClassLoader().getResourceAsStream(root + name)) {
-            return in == null ? Optional.empty() : Optional.of(in.readAllBytes());
+            return in == null ? null : in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 /** The endpoints the route table points at, built once over one {@link Api}. */
 record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
                  DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams,
-                 AggregationEndpoints aggregations, Endpoint openApi, ConsoleFiles console) {
+                 Endpoint openApi, ConsoleFiles console, AggregationEndpoints aggregations) {
 
     private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
 
@@ -21,8 +21,8 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 new BulkEndpoints(api),
                 new IndexEndpoints(api),
                 streams,
-                aggregations,
                 OpenApiDescription.endpoint(api.json()),
-                new ConsoleFiles("console/"));
+                new ConsoleFiles("console/"),
+                aggregations);
     }
 }

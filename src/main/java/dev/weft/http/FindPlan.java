@@ -6,6 +6,7 @@ import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
+import dev.weft.store.pages.DeepPages;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -21,17 +22,19 @@ final class FindPlan {
     private final Namespace ns;
     private final ReadParams params;
     private final Json json;
+    private final DeepPages pages;
 
-    private FindPlan(Store store, Json json, Namespace ns, ReadParams params) {
+    private FindPlan(Store store, Json json, DeepPages pages, Namespace ns, ReadParams params) {
         this.store = store;
         this.json = json;
+        this.pages = pages;
         this.ns = ns;
         this.params = params;
     }
 
     /** The request's list parameters parsed under its access to {@code ns}. */
     static FindPlan of(Exchange ex, Api api, Namespace ns) {
-        return new FindPlan(api.store(), api.json(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
+        return new FindPlan(api.store(), api.json(), api.pages(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
     }
 
     ReadParams params() {
@@ -54,8 +57,7 @@ final class FindPlan {
         }
         StoredDocument[] last = {null};
         long[] sent = {0};
-        FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), params.pageSize(), params.hint());
-        store.find(ns, query, params.readMode(), doc -> {
+        store.find(ns, query(params.pageSize()), params.readMode(), doc -> {
             last[0] = doc;
             sent[0]++;
             sink.accept(params.view().matched(doc.json()));
@@ -72,8 +74,12 @@ final class FindPlan {
         run(Long.MAX_VALUE, sink);
     }
 
+    /** The store's query for {@code limit} documents from the requested page on; a deep page starts at its position. */
+    private FindQuery query(long limit) {
+        return pages.rewrite(ns, new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint()));
+    }
+
     private void run(long limit, Consumer<byte[]> sink) {
-        FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint());
-        store.find(ns, query, params.readMode(), doc -> sink.accept(params.view().matched(doc.json())));
+        store.find(ns, query(limit), params.readMode(), doc -> sink.accept(params.view().matched(doc.json())));
     }
 }

@@ -49,8 +49,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      * What an open route's request is granted: nothing beyond reaching its endpoint, which serves
      * files that hold no data and never touches the store.
      */
-    private static final Permission OPEN_ROUTE = new Permission(true, Optional.empty(), Optional.empty(),
-            Optional.empty(), java.util.List.of(), Optional.empty(), Permission.Allowances.NONE, "");
+    private static final Permission OPEN_ROUTE = Permission.NOTHING;
 
     private final Routes routes;
     private final Authenticator authenticator;

@@ -60,8 +60,12 @@ public record AfterPosition(Filter inner, Sort sort, SortPosition position, bool
         return Arrays.compareUnsigned(a, b) <= 0 ? a : b;
     }
 
+    /** The inner filter's paths and what the position compares: the sort's paths and {@code _id}. */
     @Override
     public Set<String> paths() {
-        return inner.paths();
+        Set<String> paths = new java.util.HashSet<>(inner.paths());
+        sort.fields().forEach(f -> paths.add(f.path()));
+        paths.add("_id");
+        return paths;
     }
 }

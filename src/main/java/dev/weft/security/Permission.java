@@ -31,6 +31,13 @@ public final class Permission {
             List.of(), Optional.empty(), Allowances.ALL, "");
 
     /**
+     * Nothing beyond reading what holds no data: the permission of open routes (the console's
+     * files, the API description), which skip authentication and rules.
+     */
+    public static final Permission NOTHING = new Permission(true, Optional.empty(), Optional.empty(), Optional.empty(),
+            List.of(), Optional.empty(), Allowances.NONE, "");
+
+    /**
      * RESTHeart's switches for what a rule allows beyond single-document reads and writes, each
      * false unless the rule says so.
      *

@@ -113,6 +113,10 @@ class AuthorizationMatrixTest {
         String all = "?filter=" + q("{}");
         return List.of(
                 row("/ping", "GET", "/ping", null, 200, 200, 200, 200),
+                // open routes: files holding no data, answered without looking at credentials
+                row("/_openapi.json", "GET", "/_openapi.json", null, 200, 200, 200, 200),
+                row("/_console", "GET", "/_console/", null, 200, 200, 200, 200),
+                row("/_console/{file}", "GET", "/_console/console.js", null, 200, 200, 200, 200),
                 row("/metrics", "GET", "/metrics", null, 401, 403, 403, 200),
                 row("/", "GET", "/", null, 401, 403, 403, 200),
                 row("/{db}", "GET", "/db", null, 401, 403, 403, 200),
@@ -205,7 +209,7 @@ class AuthorizationMatrixTest {
 
     private static void checkNoForeignData(String who, HttpResponse<String> r, String what, List<String> failures) {
         String body = r.body();
-        if (who.equals("anon") && r.statusCode() / 100 == 2 && !what.contains("/ping")) {
+        if (who.equals("anon") && r.statusCode() / 100 == 2 && !what.contains("/ping") && !what.contains(" /_")) {
             failures.add(what + ": anonymous got " + r.statusCode());
         }
         for (String forbidden : List.of("-secret", "other-text", who.equals("alice") ? "bob" : "alice")) {

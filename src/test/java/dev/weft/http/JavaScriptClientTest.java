@@ -16,6 +16,7 @@ class JavaScriptClientTest {
         try (TestServer weft = new TestServer()) {
             NodeScripts.Run run = NodeScripts.run(NodeScripts.root().resolve("clients/js"), NodeScripts.environment(weft),
                     120, node, "--test", "--test-reporter=spec", "test/");
+            System.out.print(run.output());
             assertThat(run.exitCode()).as(run.output()).isZero();
             assertThat(run.output()).containsPattern("(#|ℹ) fail 0");
         }

@@ -4,6 +4,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.MatchBudget;
+import dev.weft.query.TextCondition;
 import dev.weft.store.IndexSpec;
 import java.util.List;
 import java.util.Objects;
@@ -82,5 +83,10 @@ public record WrittenFilter(Filter compiled, List<JsonNode> written) implements 
     @Override
     public Set<String> paths() {
         return compiled.paths();
+    }
+
+    @Override
+    public TextCondition requiredText() {
+        return compiled.requiredText();
     }
 }

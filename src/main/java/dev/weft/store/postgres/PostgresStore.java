@@ -11,6 +11,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.StoredMatcher;
 import dev.weft.store.Catalog;
 import dev.weft.store.AbstractStore;
 import dev.weft.store.ChangeEvent;
@@ -504,12 +505,13 @@ public final class PostgresStore extends AbstractStore<Connection> {
         read(mode, true, () -> !sent[0], timed(time, c -> {
             Catalog.Coll coll = coll(ns);
             Plan<Catalog.Index> plan = plan(c, coll, filter, sort, skip, limit, hint);
+            StoredMatcher matcher = StoredMatcher.of(json, filter, sort);
             if (!plan.ordered()) {
                 TopK top = new TopK(sort, skip, limit, settings.maxSortBytes());
                 candidates(c, coll, plan, filter, (id, body) -> {
                     time.row();
-                    JsonNode doc = json.parse(body, "stored document");
-                    if (filter.matches(doc)) {
+                    JsonNode doc = matcher.readIfMatches(body);
+                    if (doc != null) {
                         top.offer(id, body, doc);
                     }
                 });
@@ -523,7 +525,7 @@ public final class PostgresStore extends AbstractStore<Connection> {
                 @Override
                 public boolean row(byte[] id, byte[] body) {
                     time.row();
-                    if (!everything && !filter.matches(json.parse(body, "stored document"))) {
+                    if (!everything && !matcher.matches(body)) {
                         return true;
                     }
                     if (toSkip > 0) {
@@ -551,9 +553,10 @@ public final class PostgresStore extends AbstractStore<Connection> {
                 }
             }
             long[] n = {0};
+            StoredMatcher matcher = StoredMatcher.of(json, f, null);
             candidates(c, coll, f, (id, body) -> {
                 time.row();
-                if (f.matches(json.parse(body, "stored document"))) {
+                if (matcher.matches(body)) {
                     n[0]++;
                 }
             });

@@ -8,6 +8,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.Sort;
+import dev.weft.query.StoredMatcher;
 import dev.weft.store.Catalog;
 import dev.weft.store.AbstractStore;
 import dev.weft.store.ChangeEvent;
@@ -335,7 +336,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         boolean everything = filter == ALL;
         Optional<String> hint = query.hint();
         QueryTime time = QueryTime.start(queryTimeoutMs);
-        Find f = new Find(filter, everything, skip, limit, time);
+        Find f = new Find(filter, StoredMatcher.of(json, filter, sort), everything, skip, limit, time);
         List<byte[]> out = read(true, time, sql -> {
             Catalog.Coll coll = requireColl(catalog, ns);
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, filter, sort, skip, limit, hint);
@@ -373,6 +374,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     /** The state of one find between chunks. */
     private final class Find {
         final Filter filter;
+        final StoredMatcher matcher;
         final boolean everything;
         final long skip;
         long left;
@@ -382,9 +384,10 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         boolean done;
         final QueryTime time;
 
-        Find(Filter filter, boolean everything, long skip, long limit, QueryTime time) {
+        Find(Filter filter, StoredMatcher matcher, boolean everything, long skip, long limit, QueryTime time) {
             this.time = time;
             this.filter = filter;
+            this.matcher = matcher;
             this.everything = everything;
             this.skip = skip;
             this.left = limit;
@@ -396,7 +399,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             long[] bytes = {0};
             boolean exhausted = scan.read(sql, CHUNK_ROWS, (id, body) -> {
                 time.row();
-                if (!everything && !filter.matches(json.parse(body, "stored document"))) {
+                if (!everything && !matcher.matches(body)) {
                     return true;
                 }
                 if (toSkip > 0) {
@@ -418,8 +421,8 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             Scan.candidates(sql, coll, plan, filter, (id, body) -> {
                 time.row();
-                JsonNode doc = json.parse(body, "stored document");
-                if (filter.matches(doc)) {
+                JsonNode doc = matcher.readIfMatches(body);
+                if (doc != null) {
                     top.offer(id, body, doc);
                 }
                 return true;
@@ -443,9 +446,10 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
             noted(plan);
             long[] n = {0};
+            StoredMatcher matcher = StoredMatcher.of(json, f, null);
             Scan.candidates(sql, coll, plan, f, (id, body) -> {
                 time.row();
-                if (f.matches(json.parse(body, "stored document"))) {
+                if (matcher.matches(body)) {
                     n[0]++;
                 }
                 return true;

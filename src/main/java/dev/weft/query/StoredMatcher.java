@@ -1,0 +1,47 @@
+package dev.weft.query;
+
+import dev.weft.core.Json;
+import java.util.HashSet;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A filter (and sort) run on stored JSON bytes: each candidate is read once by a
+ * {@link PrunedReader} keeping only the paths they name, and the reference evaluator runs on
+ * that small tree. Whole documents are decoded only when returned, by whoever returns them.
+ */
+public final class StoredMatcher {
+    private final Filter filter;
+    private final boolean everything;
+    private final PrunedReader reader;
+
+    private StoredMatcher(Filter filter, PrunedReader reader) {
+        this.filter = filter;
+        this.everything = filter == Filter.all();
+        this.reader = reader;
+    }
+
+    /** For {@code filter} and, when not null, the keys {@code sort} compares. */
+    public static StoredMatcher of(Json json, Filter filter, Sort sort) {
+        Set<String> paths = new HashSet<>(filter.paths());
+        if (sort != null) {
+            sort.fields().forEach(f -> paths.add(f.path()));
+        }
+        return new StoredMatcher(filter, new PrunedReader(json, PathTrie.of(paths)));
+    }
+
+    /** The document pruned to the paths the filter and sort read (enough for both). */
+    public JsonNode read(byte[] body) {
+        return reader.read(body);
+    }
+
+    public boolean matches(byte[] body) {
+        return everything || filter.matches(reader.read(body));
+    }
+
+    /** {@link #read}'s tree when it matches, else null. */
+    public JsonNode readIfMatches(byte[] body) {
+        JsonNode doc = reader.read(body);
+        return everything || filter.matches(doc) ? doc : null;
+    }
+}
