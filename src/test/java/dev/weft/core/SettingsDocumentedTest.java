@@ -127,7 +127,7 @@ class SettingsDocumentedTest {
 
     /**
      * A documented default against the value: "none" is an absent or empty value, "cores" and
-     * "max(2, cores)" are computed, sizes may carry KiB/MiB/GiB and a remark in brackets
+     * "max(2, cores)" and "max(1, cores - 1)" are computed, sizes may carry KiB/MiB/GiB and a remark in brackets
      * ("86400000 (24 h)"), anything else is compared as text.
      */
     private static boolean matches(String text, Object actual) {
@@ -149,6 +149,9 @@ class SettingsDocumentedTest {
         }
         if (literal.equals("max(2, cores)")) {
             return Math.max(2, CORES);
+        }
+        if (literal.equals("max(1, cores - 1)")) {
+            return Math.max(1, CORES - 1);
         }
         Matcher m = SIZE.matcher(literal);
         if (!m.matches()) {

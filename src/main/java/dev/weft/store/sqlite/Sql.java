@@ -42,7 +42,8 @@ final class Sql implements AutoCloseable {
             @Override
             protected int progress() {
                 long deadline = deadlineNanos;
-                return deadline != 0 && System.nanoTime() - deadline > 0 ? 1 : 0;
+                // an interrupted thread is a parallel scan's helper whose query already failed
+                return (deadline != 0 && System.nanoTime() - deadline > 0) || Thread.currentThread().isInterrupted() ? 1 : 0;
             }
         });
     }

@@ -81,6 +81,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
+    private final ParallelScan parallel;
 
     public SqliteStore(Settings settings, Json json) {
         super(json);
@@ -109,6 +110,7 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
+        parallel = new ParallelScan(readers, settings.parallelScans(), settings.parallelScanMinRows());
         queryTimeoutMs = settings.queryTimeoutMs();
         maxSortBytes = settings.maxSortBytes();
         docs = new SqliteDocumentWrites(json, queryTimeoutMs, () -> catalog, () -> true); // the event log records every change
@@ -418,16 +420,32 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         List<byte[]> heap(Sql sql, Catalog.Coll coll, Sort sort) throws SQLException {
             done = true;
-            TopK top = new TopK(sort, skip, left, maxSortBytes);
-            Scan.candidates(sql, coll, plan, filter, (id, body) -> {
-                time.row();
-                JsonNode doc = matcher.readIfMatches(body);
-                if (doc != null) {
-                    top.offer(id, body, doc);
+            if (plan.ranges() == null) {
+                TopK top = new TopK(sort, skip, left, maxSortBytes);
+                for (TopK part : parallel.run(sql, coll, time, (on, range) -> {
+                    TopK kept = new TopK(sort, skip, left, maxSortBytes);
+                    ParallelScan.rows(on, coll, filter, range, (id, body) -> offer(kept, on == sql, id, body));
+                    return kept;
+                })) {
+                    top.offerAll(part);
                 }
-                return true;
-            });
+                return top.result();
+            }
+            TopK top = new TopK(sort, skip, left, maxSortBytes);
+            Scan.candidates(sql, coll, plan, filter, (id, body) -> offer(top, true, id, body));
             return top.result();
+        }
+
+        /** Keeps a candidate that matches; {@code counted} on the query's own thread (QueryTime is not shared). */
+        private boolean offer(TopK top, boolean counted, byte[] id, byte[] body) {
+            if (counted) {
+                time.row();
+            }
+            JsonNode doc = matcher.readIfMatches(body);
+            if (doc != null) {
+                top.offer(id, body, doc);
+            }
+            return true;
         }
     }
 
@@ -445,8 +463,25 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
             }
             QueryPlanner.Plan<Catalog.Index> plan = Planner.plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
             noted(plan);
-            long[] n = {0};
             StoredMatcher matcher = StoredMatcher.of(json, f, null);
+            if (plan.ranges() == null) {
+                long total = 0;
+                for (long part : parallel.run(sql, coll, time, (on, range) -> {
+                    long[] n = {0};
+                    ParallelScan.rows(on, coll, f, range, (id, body) -> {
+                        if (on == sql) {
+                            time.row();
+                        }
+                        n[0] += matcher.matches(body) ? 1 : 0;
+                        return true;
+                    });
+                    return n[0];
+                })) {
+                    total += part;
+                }
+                return total;
+            }
+            long[] n = {0};
             Scan.candidates(sql, coll, plan, f, (id, body) -> {
                 time.row();
                 if (matcher.matches(body)) {
@@ -610,6 +645,11 @@ public final class SqliteStore extends AbstractStore<Sql> implements EventLog {
 
     QueryPlanner.Plan<Catalog.Index> lastPlan() {
         return lastPlan;
+    }
+
+    /** Full scans split into ranges read in parallel. */
+    long splitScans() {
+        return parallel.splitScans();
     }
 
     @Override

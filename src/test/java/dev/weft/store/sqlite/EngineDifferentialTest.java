@@ -47,6 +47,16 @@ public class EngineDifferentialTest {
         }
     }
 
+    /** Every full scan split into key ranges read on several connections at once, merged. */
+    @Test
+    void parallelScansAnswerLikeTheReferenceEvaluator() {
+        try (SqliteStore store = StoreTesting.open(dir, "--sqlite-readers", "4", "--parallel-scans", "3",
+                "--parallel-scan-min-rows", "10")) {
+            check(store);
+            assertThat(store.splitScans()).as("scans split into ranges").isGreaterThan(100);
+        }
+    }
+
     public void check(Store store) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         RandomQueries rq = new RandomQueries(seed);
