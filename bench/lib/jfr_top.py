@@ -10,6 +10,10 @@ import re
 import sys
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+# Native samples of threads that wait (selector, acceptor, parked) are idle time, not work.
+IDLE = ("sun.nio.ch.EPoll.wait", "sun.nio.ch.Net.accept", "sun.nio.ch.Net.poll", "jdk.internal.misc.Unsafe.park",
+        "java.lang.Object.wait", "java.lang.Thread.sleep")
+idle = 0
 top = collections.Counter()
 weft = collections.Counter()
 samples = 0
@@ -21,7 +25,9 @@ for line in sys.stdin:
         continue
     if stack is not None:
         if line.strip().startswith("]") or line.strip() == "...":
-            if stack:
+            if stack and stack[0].startswith(IDLE):
+                idle += 1
+            elif stack:
                 samples += 1
                 top[stack[0]] += 1
                 own = next((f for f in stack if f.startswith("dev.weft.")), "(no Weft frame)")
@@ -34,7 +40,7 @@ for line in sys.stdin:
 if samples == 0:
     print("  (no samples)")
     sys.exit(0)
-print(f"  {samples} samples; top frames:")
+print(f"  {samples} samples of work ({idle} of waiting threads left out); top frames:")
 for f, c in top.most_common(n):
     print(f"  {100.0 * c / samples:5.1f}%  {f}")
 print("  innermost Weft frame:")
