@@ -51,7 +51,7 @@ class AccessThroughPlansTest {
 
     private static final Map<String, Set<String>> READERS = Map.of(
             "get", Set.of("FindPlan", "CountPlan", "GetPlan", "WritePlan"), // WritePlan: the stored document it checks
-            "find", Set.of("FindPlan"),
+            "find", Set.of("FindPlan", "AggregatePlan"), // AggregatePlan: narrows and shows as FindPlan, and $lookup's as a GET of that collection
             "count", Set.of("CountPlan"));
 
     private static final Set<String> WRITERS = Set.of("WritePlan", "BulkWritePlan", "NdjsonIngest");
@@ -60,7 +60,7 @@ class AccessThroughPlansTest {
     /** What a Permission offers that is not about documents. */
     private static final Set<String> PERMISSION_OUTSIDE_DOCUMENTS = Set.of(
             "cacheKey", "denied", "restrictsWrites", "seesEverything",
-            "admitBulkPatch", "admitBulkDelete", "admitWriteMode", "admitManagement");
+            "admitBulkPatch", "admitBulkDelete", "admitWriteMode", "admitManagement", "admitAdhocAggregation");
 
     record Call(String caller, String owner, String method) {
         /** The top-level class, without its package: a lambda or nested class belongs to it. */

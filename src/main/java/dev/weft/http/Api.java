@@ -10,6 +10,7 @@ import dev.weft.security.DocumentPolicy;
 import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
+import dev.weft.store.pages.DeepPages;
 import dev.weft.store.WriteResult;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -21,14 +22,16 @@ import tools.jackson.databind.node.ObjectNode;
  * {@link dev.weft.security.DocumentAccess}, see {@link RequestContext#access}), and the small translations between HTTP and the store (names from the path, content types,
  * etags, read modes and durability, write outcomes to statuses).
  */
-record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies) {
+record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies,
+           CursorTokens cursors, DeepPages pages) {
     static final String READ_MODE = "readMode";
     static final String DURABILITY = "durability";
 
     static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
                 QueryLimits.of(settings),
-                new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies);
+                new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies,
+                new CursorTokens(settings.cursorSecret()), DeepPages.of(store, settings));
     }
 
     Namespace namespace(Exchange ex) {

@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.aggregate.Definitions;
 import dev.weft.core.Json;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
@@ -15,6 +16,8 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class CollectionEndpoints {
     static final String NDJSON = "application/x-ndjson";
+    /** The response header carrying the cursor token of a page's end. */
+    static final String NEXT = "Weft-Next";
 
     private final Api api;
     private final NdjsonIngest ingest;
@@ -47,8 +50,19 @@ final class CollectionEndpoints {
             ex.setHeader("X-Total-Pages", Long.toString(pages));
         }
         api.existingCollection(ns);
-        byte[] body = page(plan);
-        api.cache().put(params.cacheKey(), version, new ResultCache.Answer(body, Optional.empty()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        Optional<String> next = page(plan, out);
+        byte[] body = out.toByteArray();
+        api.cache().put(params.cacheKey(), version, new ResultCache.Answer(body, Optional.empty(), next));
+        sendPage(ex, body, next);
+    }
+
+    /** A page, with the cursor token of its end ({@code Weft-Next}, and as a {@code Link}) when more may follow. */
+    private static void sendPage(Exchange ex, byte[] body, Optional<String> next) {
+        next.ifPresent(token -> {
+            ex.setHeader(NEXT, token);
+            ex.setHeader("Link", "<" + ex.path() + "?" + NextLink.query(ex.queryString(), token) + ">; rel=\"next\"");
+        });
         ex.sendJson(200, body);
     }
 
@@ -59,23 +73,22 @@ final class CollectionEndpoints {
         }
         Namespace ns = api.namespace(ex);
         Optional<ResultCache.Answer> cached = api.cache().get(ReadParams.cacheKey(ex, ns), api.store().version(ns));
-        cached.ifPresent(answer -> ex.sendJson(200, answer.body()));
+        cached.ifPresent(answer -> sendPage(ex, answer.body(), answer.next()));
         return cached.isPresent();
     }
 
-    private static byte[] page(FindPlan plan) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+    private Optional<String> page(FindPlan plan, ByteArrayOutputStream out) {
         out.write('[');
         boolean[] first = {true};
-        plan.page(doc -> {
+        Optional<String> next = plan.page(doc -> {
             if (!first[0]) {
                 out.write(',');
             }
             first[0] = false;
             out.writeBytes(doc);
-        });
+        }, api.cursors());
         out.write(']');
-        return out.toByteArray();
+        return next;
     }
 
     /** {@code GET /{db}/{coll}/_meta}: the collection's properties as RESTHeart's metadata document. */
@@ -130,6 +143,7 @@ final class CollectionEndpoints {
         ObjectNode properties = api.objectBody(ex);
         Api.checkModes(properties);
         StreamQuery.validateDefinitions(properties, api.limits());
+        Definitions.validate(properties, api.limits());
         boolean created = api.store().putCollection(ns, properties, Api.ifMatch(ex));
         api.store().collection(ns).ifPresent(m -> ex.setHeader("ETag", m.etag()));
         ex.sendEmpty(created ? 201 : 200);

@@ -14,7 +14,7 @@ import java.util.Optional;
 final class Cors {
     static final String METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
     static final String ALLOWED_HEADERS = "Authorization, Content-Type, Accept, If-Match, If-None-Match, No-Auth-Challenge";
-    static final String EXPOSED_HEADERS = "ETag, Location, Auth-Token, Auth-Token-Valid-Until, X-Total-Count, X-Total-Pages, Retry-After";
+    static final String EXPOSED_HEADERS = "ETag, Location, Auth-Token, Auth-Token-Valid-Until, X-Total-Count, X-Total-Pages, Retry-After, Weft-Next, Link";
 
     private final List<String> origins;
     private final boolean anyOrigin;

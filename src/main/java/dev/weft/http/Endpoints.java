@@ -5,11 +5,12 @@ import java.nio.charset.StandardCharsets;
 
 /** The endpoints the route table points at, built once over one {@link Api}. */
 record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
-                 DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams) {
+                 DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams,
+                 Endpoint openApi, ConsoleFiles console, AggregationEndpoints aggregations) {
 
     private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
 
-    static Endpoints of(Api api, Metrics metrics, StreamEndpoints streams) {
+    static Endpoints of(Api api, Metrics metrics, StreamEndpoints streams, AggregationEndpoints aggregations) {
         return new Endpoints(
                 ex -> ex.sendJson(200, PONG),
                 ex -> ex.send(200, "text/plain; version=0.0.4; charset=utf-8",
@@ -19,6 +20,9 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 new DocumentEndpoints(api),
                 new BulkEndpoints(api),
                 new IndexEndpoints(api),
-                streams);
+                streams,
+                OpenApiDescription.endpoint(api.json()),
+                new ConsoleFiles("console/"),
+                aggregations);
     }
 }

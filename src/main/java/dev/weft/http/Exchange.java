@@ -227,8 +227,15 @@ public final class Exchange implements AuthRequest {
         responses.send(status, new HttpField(HttpHeader.CONTENT_TYPE, contentType), body);
     }
 
+    /** A JSON answer; a successful one in the request's {@link JsonMode} when it names one. */
     public void sendJson(int status, byte[] json) {
-        responses.send(status, Responses.JSON, json);
+        Optional<JsonMode> mode = status / 100 == 2 ? jsonMode() : Optional.empty();
+        responses.send(status, Responses.JSON, mode.isPresent() ? mode.get().render(json) : json);
+    }
+
+    /** The request's {@code jsonMode} (none for the standard output); 400 for an unknown one. */
+    Optional<JsonMode> jsonMode() {
+        return JsonMode.of(this);
     }
 
     public void sendEmpty(int status) {

@@ -1,8 +1,13 @@
 package dev.weft.http;
 
+import dev.weft.core.Json;
+import dev.weft.query.SortPosition;
 import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
+import dev.weft.store.StoredDocument;
+import dev.weft.store.pages.DeepPages;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -16,16 +21,20 @@ final class FindPlan {
     private final Store store;
     private final Namespace ns;
     private final ReadParams params;
+    private final Json json;
+    private final DeepPages pages;
 
-    private FindPlan(Store store, Namespace ns, ReadParams params) {
+    private FindPlan(Store store, Json json, DeepPages pages, Namespace ns, ReadParams params) {
         this.store = store;
+        this.json = json;
+        this.pages = pages;
         this.ns = ns;
         this.params = params;
     }
 
     /** The request's list parameters parsed under its access to {@code ns}. */
     static FindPlan of(Exchange ex, Api api, Namespace ns) {
-        return new FindPlan(api.store(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
+        return new FindPlan(api.store(), api.json(), api.pages(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
     }
 
     ReadParams params() {
@@ -37,11 +46,27 @@ final class FindPlan {
         return new CountPlan(store, ns, params.filter(), params.readMode()).execute();
     }
 
-    /** The requested page, each document rendered for the principal. */
-    void page(Consumer<byte[]> sink) {
-        if (params.pageSize() > 0) {
-            run(params.pageSize(), sink);
+    /**
+     * The requested page, each document rendered for the principal; answers the cursor token of
+     * the page's end (see {@link CursorTokens}) when the page is full, so more may follow, and
+     * none after the last page.
+     */
+    Optional<String> page(Consumer<byte[]> sink, CursorTokens cursors) {
+        if (params.pageSize() <= 0) {
+            return Optional.empty();
         }
+        StoredDocument[] last = {null};
+        long[] sent = {0};
+        store.find(ns, query(params.pageSize()), params.readMode(), doc -> {
+            last[0] = doc;
+            sent[0]++;
+            sink.accept(params.view().matched(doc.json()));
+        });
+        if (sent[0] < params.pageSize()) {
+            return Optional.empty();
+        }
+        SortPosition end = SortPosition.of(json.parse(last[0].json(), "stored document"), params.sort());
+        return Optional.of(cursors.seal(end, params.fingerprint()));
     }
 
     /** Every match from the requested page on, for streaming exports. */
@@ -49,8 +74,12 @@ final class FindPlan {
         run(Long.MAX_VALUE, sink);
     }
 
+    /** The store's query for {@code limit} documents from the requested page on; a deep page starts at its position. */
+    private FindQuery query(long limit) {
+        return pages.rewrite(ns, new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint()));
+    }
+
     private void run(long limit, Consumer<byte[]> sink) {
-        FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint());
-        store.find(ns, query, params.readMode(), doc -> sink.accept(params.view().matched(doc.json())));
+        store.find(ns, query(limit), params.readMode(), doc -> sink.accept(params.view().matched(doc.json())));
     }
 }

@@ -5,6 +5,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 
 /**
  * {@code GET /{db}/{coll}} with {@code Accept: application/x-ndjson}: every matching document,
@@ -30,10 +31,11 @@ final class NdjsonExport {
     void stream(Exchange ex, Namespace ns) throws IOException {
         api.existingCollection(ns);
         FindPlan plan = FindPlan.of(ex, api, ns);
+        Optional<JsonMode> mode = ex.jsonMode();
         OutputStream out = new BufferedOutputStream(new OpenedOnFirstWrite(ex), BUFFER);
         plan.all(doc -> {
             try {
-                out.write(doc);
+                out.write(mode.isPresent() ? mode.get().render(doc) : doc);
                 out.write('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -43,7 +45,7 @@ final class NdjsonExport {
     }
 
     /** The response body, started (status and headers committed) by the first bytes written to it. */
-    private static final class OpenedOnFirstWrite extends OutputStream {
+    static final class OpenedOnFirstWrite extends OutputStream {
         private final Exchange ex;
         private OutputStream response;
 

@@ -4,9 +4,11 @@ import dev.weft.core.Json;
 import dev.weft.core.ReadMode;
 import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
+import dev.weft.query.AfterPosition;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
+import dev.weft.query.SortPosition;
 import dev.weft.security.DocumentAccess;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.plan.WrittenFilter;
@@ -21,7 +23,8 @@ import tools.jackson.databind.node.ObjectNode;
  * The parse stage of a list read: {@code filter} (repeatable, ANDed), {@code keys}
  * (repeatable, merged), {@code sort}, {@code page}, {@code pagesize}, {@code count}, {@code hint},
  * {@code readMode} (see {@link Api#readMode}; part of the cache key, so an outdated result is
- * never served to a read that asked for the primary).
+ * never served to a read that asked for the primary), {@code after} (a keyset cursor token: the
+ * filter then also requires documents after the token's position, see {@link CursorTokens}).
  * Each bad parameter is a 400 naming it. What the principal may ask and see is not decided here
  * but by the request's {@link DocumentAccess}, which every parameter passes through: the filter
  * comes back narrowed, the keys as the {@link DocumentAccess.View} documents are rendered with.
@@ -29,7 +32,11 @@ import tools.jackson.databind.node.ObjectNode;
  * included, for {@link ResultCache}. Only {@link FindPlan} runs a read with these.
  */
 record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey) {
+                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey,
+                  String fingerprint, Optional<SortPosition> after) {
+    /** The parameter that continues a keyset walk: the token of the page before ({@link CursorTokens}). */
+    static final String AFTER = "after";
+
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
         Filter filter = filter(ex, api, access);
@@ -38,8 +45,30 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
         int page = intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
-        return new ReadParams(filter, view, sort, page, pageSize, ex.hasParam("count"), hint,
-                api.readMode(ex, ns), cacheKey(ex, ns));
+        String fingerprint = fingerprint(ex, ns);
+        Optional<SortPosition> after = ex.param(AFTER).map(token -> api.cursors().open(token, fingerprint));
+        return new ReadParams(after.map(p -> continuing(filter, sort, p)).orElse(filter), view, sort, page, pageSize,
+                ex.hasParam("count"), hint, api.readMode(ex, ns), cacheKey(ex, ns), fingerprint, after);
+    }
+
+    /**
+     * What a cursor token is bound to: everything that decides which documents a walk returns
+     * and in which order (collection, filters, sort, hint, and the permission, whose rule may
+     * narrow the filter), but not the page size or the projection, which a client may change
+     * between pages.
+     */
+    private static String fingerprint(Exchange ex, Namespace ns) {
+        return "cursor|" + ns + "|" + String.join("\u0001", ex.params("filter")) + "|"
+                + String.join("\u0001", ex.params("sort")) + "|" + ex.param("hint").orElse("")
+                + "|" + ex.permission().cacheKey();
+    }
+
+    /** {@code filter} from just after {@code position} in {@code sort}'s order, keeping what it was written as. */
+    private static Filter continuing(Filter filter, Sort sort, SortPosition position) {
+        if (filter instanceof WrittenFilter w) {
+            return new WrittenFilter(new AfterPosition(w.compiled(), sort, position, false), w.written());
+        }
+        return new AfterPosition(filter, sort, position, false);
     }
 
     /**
@@ -53,7 +82,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
         return "list|" + ns + "|" + String.join("\u0001", ex.params("filter")) + "|" + String.join("\u0001", ex.params("keys"))
                 + "|" + String.join("\u0001", ex.params("sort")) + "|" + ex.param("page").orElse("")
                 + "|" + ex.param("pagesize").orElse("") + "|" + ex.param("hint").orElse("")
-                + "|" + ex.param(Api.READ_MODE).orElse("")
+                + "|" + ex.param(Api.READ_MODE).orElse("") + "|" + ex.param(AFTER).orElse("")
                 + "|" + ex.permission().cacheKey();
     }
 

@@ -20,4 +20,9 @@ record RequestContext(Routes.Match match, Principal principal, Permission permis
     DocumentAccess access(Namespace ns) {
         return DocumentAccess.of(permission, policies.of(ns));
     }
+
+    /** What {@code other}, granted for another request of the same principal ($lookup's read of a collection), allows on {@code ns}. */
+    DocumentAccess access(Namespace ns, Permission other) {
+        return DocumentAccess.of(other, policies.of(ns));
+    }
 }

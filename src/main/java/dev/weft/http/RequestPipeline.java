@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
 final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private static final Logger LOG = LoggerFactory.getLogger(RequestPipeline.class);
 
+    /**
+     * What an open route's request is granted: nothing beyond reaching its endpoint, which serves
+     * files that hold no data and never touches the store.
+     */
+    private static final Permission OPEN_ROUTE = Permission.NOTHING;
+
     private final Routes routes;
     private final Authenticator authenticator;
     private final Authorizer authorizer;
@@ -150,9 +156,13 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 template = match.route().template();
                 exchange = new Exchange(request, response, callback, match.params(), maxBodyBytes,
                         match.route().takesAccessToken());
-                Principal principal = authenticator.authenticate(exchange);
-                exchange.authorized(new RequestContext(match, principal,
-                        authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)), policies));
+                if (match.route().open()) {
+                    exchange.authorized(new RequestContext(match, Principal.ANONYMOUS, OPEN_ROUTE, policies));
+                } else {
+                    Principal principal = authenticator.authenticate(exchange);
+                    exchange.authorized(new RequestContext(match, principal,
+                            authorizer.authorize(principal, new ExchangeAccess(exchange, match.segments(), true, json)), policies));
+                }
             }
             Routes.Route route = exchange.context().match().route();
             template = route.template();

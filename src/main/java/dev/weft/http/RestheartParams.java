@@ -17,7 +17,6 @@ final class RestheartParams {
             Map.entry("txn", "transactions are not supported"),
             Map.entry("hal", "the HAL representation is not supported"),
             Map.entry("np", "np is not supported: GET /db and /db/coll answer names and documents only"),
-            Map.entry("jsonMode", "jsonMode is not supported: Weft answers one JSON mode (Extended JSON for ObjectIds and dates)"),
             Map.entry("checkEtag", "checkEtag is not supported: send If-Match to make a write conditional"),
             Map.entry("shardkey", "shardkey is not supported"),
             Map.entry("cache", "cache is not supported: there are no aggregations to cache"),
@@ -40,6 +39,7 @@ final class RestheartParams {
                 throw WeftException.badRequest("query parameter " + name + ": " + why);
             }
         }
+        JsonMode.of(ex);
         Optional<String> rep = ex.param("rep");
         if (rep.isPresent() && !standard(rep.get())) {
             throw WeftException.badRequest("query parameter rep=" + rep.get()

@@ -17,8 +17,15 @@ import java.util.Optional;
 final class ResultCache {
     private record Cached(long version, Answer answer) {}
 
-    /** A cached response body, and the document's etag when the response is one document. */
-    record Answer(byte[] body, Optional<String> etag) {}
+    /**
+     * A cached response body, the document's etag when the response is one document, and the
+     * cursor token of a page's end when it has one.
+     */
+    record Answer(byte[] body, Optional<String> etag, Optional<String> next) {
+        Answer(byte[] body, Optional<String> etag) {
+            this(body, etag, Optional.empty());
+        }
+    }
 
     private final int maxEntries;
     private final int maxBytes;

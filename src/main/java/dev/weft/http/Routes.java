@@ -19,20 +19,27 @@ final class Routes {
      * A path template, its endpoint per method, and per method the {@link CachedRead} that may
      * answer from memory before the endpoint would run. {@code paramNames[i]} is the name of
      * segment i when it is {@code {name}}, else empty; {@code takesAccessToken}: the route accepts
-     * {@code ?access_token=} in place of an Authorization header.
+     * {@code ?access_token=} in place of an Authorization header; {@code open}: the route answers
+     * anyone without looking at credentials or access rules, because what it serves holds no data
+     * (the console's files, the API description).
      */
     record Route(String template, String[] segments, String[] paramNames, Map<String, Endpoint> methods,
-                 Map<String, CachedRead> fromCache, boolean takesAccessToken) {
+                 Map<String, CachedRead> fromCache, boolean takesAccessToken, boolean open) {
 
         static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
                         boolean takesAccessToken) {
+            return of(template, methods, fromCache, takesAccessToken, false);
+        }
+
+        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
+                        boolean takesAccessToken, boolean open) {
             String[] segments = split(template);
             String[] names = new String[segments.length];
             for (int i = 0; i < segments.length; i++) {
                 boolean param = segments[i].startsWith("{") && segments[i].endsWith("}");
                 names[i] = param ? segments[i].substring(1, segments[i].length() - 1) : "";
             }
-            return new Route(template, segments, names, methods, fromCache, takesAccessToken);
+            return new Route(template, segments, names, methods, fromCache, takesAccessToken, open);
         }
 
         /** Whether {@code parts} has this template's length and its literal segments. */
@@ -81,6 +88,10 @@ final class Routes {
         b.route("/ping").get(e.ping());
         b.route("/metrics").get(e.metrics());
         b.route("/").get(e.databases()::list);
+        // Files holding no data, so a browser can load the console before it has logged in.
+        b.openRoute("/_openapi.json").get(e.openApi());
+        b.openRoute("/_console").get(e.console()::index);
+        b.openRoute("/_console/{file}").get(e.console()::file);
         // RESTHeart counts reading metadata as a management request
         b.route("/{db}/_meta").get(managed(e.databases()::meta));
         b.route("/{db}/{coll}/_meta").get(managed(e.collections()::meta));
@@ -92,6 +103,8 @@ final class Routes {
         // Browsers cannot set headers on a WebSocket or EventSource: streams take ?access_token=.
         b.route("/{db}/{coll}/_streams", URL_TOKEN).get(e.streams()::adhoc);
         b.route("/{db}/{coll}/_streams/{name}", URL_TOKEN).get(e.streams()::named);
+        b.route("/{db}/{coll}/_aggrs").post(e.aggregations()::adhoc);
+        b.route("/{db}/{coll}/_aggrs/{uri}").get(e.aggregations()::named);
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);
@@ -178,9 +191,17 @@ final class Routes {
         }
 
         RouteBuilder route(String template, boolean takesAccessToken) {
+            return add(template, takesAccessToken, false);
+        }
+
+        RouteBuilder openRoute(String template) {
+            return add(template, false, true);
+        }
+
+        private RouteBuilder add(String template, boolean takesAccessToken, boolean open) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
             Map<String, CachedRead> fromCache = new LinkedHashMap<>();
-            routes.add(Route.of(template, methods, fromCache, takesAccessToken));
+            routes.add(Route.of(template, methods, fromCache, takesAccessToken, open));
             return new RouteBuilder(methods, fromCache);
         }
     }

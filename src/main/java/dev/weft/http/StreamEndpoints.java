@@ -66,6 +66,10 @@ final class StreamEndpoints {
     }
 
     private void open(Exchange ex, StreamQuery base) {
+        if (ex.jsonMode().isPresent()) {
+            // events are encoded once and shared by every subscriber, in the standard output
+            throw WeftException.badRequest("query parameter jsonMode: change streams answer the standard output only");
+        }
         boolean websocket = ex.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false);
         if (!websocket && !ex.header("Accept").map(a -> a.contains(EVENT_STREAM)).orElse(false)) {
             throw WeftException.badRequest("a stream is read over a WebSocket or with Accept: " + EVENT_STREAM);

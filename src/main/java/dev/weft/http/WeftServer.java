@@ -59,6 +59,7 @@ public final class WeftServer implements AutoCloseable {
     private final ServerConnector connector;
     private final StreamHub streams;
     private final Optional<ServerConnector> tlsConnector;
+    private final Routes routes;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
@@ -84,9 +85,10 @@ public final class WeftServer implements AutoCloseable {
         server.addConnector(connector);
         HeaderDeadline secure = new HeaderDeadline(https(http), settings.headerTimeoutMs());
         tlsConnector = settings.auth().tlsEnabled() ? Optional.of(tls(settings, secure)) : Optional.empty();
-        tlsConnector.ifPresentOrElse(
-                tls -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector, tls)),
-                () -> server.addBean(new ConnectionLimit(settings.maxConnections(), connector)));
+        ConnectionLimit connections = tlsConnector
+                .map(tls -> new ConnectionLimit(settings.maxConnections(), connector, tls))
+                .orElseGet(() -> new ConnectionLimit(settings.maxConnections(), connector));
+        server.addBean(connections);
 
         Metrics metrics = new Metrics();
         metrics.counter("weft_header_timeouts_total", "Requests answered 408 because their headers took longer than header-timeout-ms.",
@@ -94,7 +96,15 @@ public final class WeftServer implements AutoCloseable {
         metrics.counter("weft_password_hashes_total", "Passwords hashed or verified (bcrypt/argon2), logins and password writes alike.",
                 security::passwordHashes);
         Api api = Api.of(store, settings, security.policies().or(authorizer.policies()));
+        metrics.counter("weft_deep_pages_total", "Pages that started at a position index's block instead of walking every skipped document.",
+                api.pages()::started);
+        metrics.counter("weft_position_index_builds_total", "Position indexes built (one walk of a collection in one sort order).",
+                api.pages()::builds);
         streams = new StreamHub(store.eventLog(), api.json(), settings, api.policies());
+        metrics.gauge("weft_open_connections", "Open HTTP connections (max-connections bounds them).",
+                connections::getConnections);
+        metrics.gauge("weft_stream_clients", "Open change stream subscriptions, WebSocket and SSE.",
+                streams::subscribers);
         streams.watchAccess(() -> security.usersVersion() + authorizer.rulesVersion()); // both only grow
         ServerWebSocketContainer webSockets = ServerWebSocketContainer.ensure(server);
         webSockets.setMaxOutgoingFrames(MAX_OUTGOING_FRAMES);
@@ -102,7 +112,9 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
-        RequestPipeline pipeline = new RequestPipeline(Routes.of(Endpoints.of(api, metrics, streamEndpoints)),
+        routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
+                new AggregationEndpoints(api, authorizer)));
+        RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
                 requestThreads, api.json());
@@ -144,6 +156,11 @@ public final class WeftServer implements AutoCloseable {
         tls.setAcceptQueueSize(1024);
         server.addConnector(tls);
         return tls;
+    }
+
+    /** The route table this server answers by. */
+    Routes routes() {
+        return routes;
     }
 
     public void start() throws Exception {

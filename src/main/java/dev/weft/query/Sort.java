@@ -61,6 +61,11 @@ public record Sort(List<IndexField> fields) {
         return best[0];
     }
 
+    /** True for the sort key of an empty array, which sorts below every value. */
+    static boolean isEmptyArrayKey(JsonNode key) {
+        return key == EMPTY_ARRAY;
+    }
+
     private static void consider(JsonNode value, JsonNode[] best, boolean[] seen, boolean greatest) {
         if (!seen[0]) {
             seen[0] = true;

@@ -249,6 +249,10 @@ abstract class ValuePredicate {
             return r;
         }
 
+        Predicate<String> matcher() {
+            return matcher;
+        }
+
         @Override
         boolean test(JsonNode value) {
             return value != null && value.isString() && matcher.test(value.stringValue());

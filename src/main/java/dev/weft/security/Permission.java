@@ -31,6 +31,13 @@ public final class Permission {
             List.of(), Optional.empty(), Allowances.ALL, "");
 
     /**
+     * Nothing beyond reading what holds no data: the permission of open routes (the console's
+     * files, the API description), which skip authentication and rules.
+     */
+    public static final Permission NOTHING = new Permission(true, Optional.empty(), Optional.empty(), Optional.empty(),
+            List.of(), Optional.empty(), Allowances.NONE, "");
+
+    /**
      * RESTHeart's switches for what a rule allows beyond single-document reads and writes, each
      * false unless the rule says so.
      *
@@ -38,10 +45,12 @@ public final class Permission {
      * @param bulkPatch  {@code PATCH /db/coll/*} ({@code allowBulkPatch})
      * @param bulkDelete {@code DELETE /db/coll/*} ({@code allowBulkDelete})
      * @param writeMode  the {@code wm} query parameter ({@code allowWriteMode})
+     * @param adhocAggregation a pipeline in a request body, {@code POST /db/coll/_aggrs} ({@code allowAdhocAggregations}, Weft's)
      */
-    public record Allowances(boolean management, boolean bulkPatch, boolean bulkDelete, boolean writeMode) {
-        public static final Allowances NONE = new Allowances(false, false, false, false);
-        public static final Allowances ALL = new Allowances(true, true, true, true);
+    public record Allowances(boolean management, boolean bulkPatch, boolean bulkDelete, boolean writeMode,
+                             boolean adhocAggregation) {
+        public static final Allowances NONE = new Allowances(false, false, false, false, false);
+        public static final Allowances ALL = new Allowances(true, true, true, true, true);
     }
 
     private final boolean anonymous;
@@ -273,6 +282,11 @@ public final class Permission {
     /** The {@code wm} query parameter needs {@code allowWriteMode}. */
     public void admitWriteMode() {
         require(allows.writeMode(), "the wm parameter (allowWriteMode)");
+    }
+
+    /** An ad-hoc aggregation pipeline needs {@code allowAdhocAggregations}. */
+    public void admitAdhocAggregation() {
+        require(allows.adhocAggregation(), "ad-hoc aggregation pipelines (allowAdhocAggregations)");
     }
 
     /** Creating or dropping databases, collections and indexes needs {@code allowManagementRequests}. */

@@ -64,7 +64,7 @@ class RestheartClientsHttpTest {
         try (TestServer weft = new TestServer()) {
             seed(weft);
             weft.get("/db/c"); // cached: the memory path must not answer the refused ones either
-            for (String query : new String[] {"rep=hal", "rep=SHAL", "sid=5f1e&txn=1", "np", "jsonMode=relaxed",
+            for (String query : new String[] {"rep=hal", "rep=SHAL", "sid=5f1e&txn=1", "np", "jsonMode=shell",
                     "checkEtag", "writeConcern=majority", "sort_by=n"}) {
                 HttpResponse<String> r = weft.get("/db/c?" + query);
                 String name = query.split("[=&]")[0];

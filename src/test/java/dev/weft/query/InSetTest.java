@@ -140,8 +140,9 @@ class InSetTest {
         assertThat(in.matches(j("{x: '1'}"))).isFalse();
     }
 
+    /** Counted, not timed: a hashed $in tests each element once, where a scan of the operands was 450M tests. */
     @Test
-    void aLargeInOverALargeArrayIsFast() {
+    void aLargeInOverALargeArrayTestsEachElementOnce() {
         ArrayNode operands = Json.NODES.arrayNode();
         for (int i = 0; i < 450; i++) {
             operands.add(1_000_000 + i);
@@ -152,11 +153,7 @@ class InSetTest {
         }
         Filter in = Filter.parse(Json.NODES.objectNode().set("arr", Json.NODES.objectNode().set("$in", operands)), LIMITS);
         JsonNode doc = Json.NODES.objectNode().set("arr", big);
-        long start = System.nanoTime();
-        assertThat(in.matches(doc)).isFalse();
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        System.out.printf("$in of 450 values over 1M elements: %d ms%n", ms);
-        assertThat(ms).as("was 450M comparisons, seconds").isLessThan(1_000);
+        assertThat(in.matches(doc, MatchBudget.of(1_000_002))).as("the array and its 1M elements, once each").isFalse();
     }
 
     @Test

@@ -155,7 +155,7 @@ class PermissionTest {
         assertThat(status(OWNER::admitBulkDelete)).isEqualTo(403);
         assertThat(status(OWNER::admitWriteMode)).isEqualTo(403);
         Permission all = new Permission(false, Optional.empty(), Optional.empty(), Optional.empty(), List.of(),
-                Optional.empty(), new Permission.Allowances(false, true, true, true), "");
+                Optional.empty(), new Permission.Allowances(false, true, true, true, false), "");
         assertThat(status(all::admitBulkPatch)).isEqualTo(200);
         assertThat(status(all::admitBulkDelete)).isEqualTo(200);
         assertThat(status(all::admitWriteMode)).isEqualTo(200);

@@ -138,7 +138,8 @@ record Rule(String id, Set<String> roles, int priority, RequestPredicate predica
                 .map(m -> Template.of(m, "mergeRequest"));
         Permission.Allowances allows = new Permission.Allowances(
                 RuleFormat.flag(restrictions, RuleFormat.MANAGEMENT), RuleFormat.flag(restrictions, RuleFormat.BULK_PATCH),
-                RuleFormat.flag(restrictions, RuleFormat.BULK_DELETE), RuleFormat.flag(restrictions, RuleFormat.WRITE_MODE));
+                RuleFormat.flag(restrictions, RuleFormat.BULK_DELETE), RuleFormat.flag(restrictions, RuleFormat.WRITE_MODE),
+                RuleFormat.flag(restrictions, RuleFormat.ADHOC_AGGREGATIONS));
         boolean constant = read.map(Template::constant).orElse(true) && write.map(Template::constant).orElse(true)
                 && merge.map(Template::constant).orElse(true);
         Rule rule = new Rule(id, roles, priority, predicate, read, write, projection, projectionKey,

@@ -36,7 +36,8 @@ final class RuleFormat {
     static final String BULK_PATCH = "allowBulkPatch";
     static final String BULK_DELETE = "allowBulkDelete";
     static final String WRITE_MODE = "allowWriteMode";
-    static final Set<String> FLAGS = Set.of(MANAGEMENT, BULK_PATCH, BULK_DELETE, WRITE_MODE);
+    static final String ADHOC_AGGREGATIONS = "allowAdhocAggregations";
+    static final Set<String> FLAGS = Set.of(MANAGEMENT, BULK_PATCH, BULK_DELETE, WRITE_MODE, ADHOC_AGGREGATIONS);
 
     private RuleFormat() {}
 
@@ -102,7 +103,7 @@ final class RuleFormat {
         return WeftException.badRequest("unknown rule field " + name + ": a rule has roles, predicate, priority,"
                 + " description and the restrictions readFilter, writeFilter, mergeRequest, projectResponse,"
                 + " protectedFields (or protectedProps), " + MANAGEMENT + ", " + BULK_PATCH + ", " + BULK_DELETE + ", "
-                + WRITE_MODE + " (at the top level or under mongo)");
+                + WRITE_MODE + ", " + ADHOC_AGGREGATIONS + " (at the top level or under mongo)");
     }
 
     /** Outside the filters RESTHeart keeps {@code _$} as it is; here that would silently be a field name. */

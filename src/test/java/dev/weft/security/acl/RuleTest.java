@@ -78,7 +78,7 @@ class RuleTest {
                           "allowManagementRequests":false,"allowBulkPatch":true,"allowBulkDelete":null,
                           "allowWriteMode":true}}""");
         assertThat(rule.broken()).isEmpty();
-        assertThat(rule.allows()).isEqualTo(new Permission.Allowances(false, true, false, true));
+        assertThat(rule.allows()).isEqualTo(new Permission.Allowances(false, true, false, true, false));
         assertThat(compile("{" + HEAD + ",\"allowBulkDelete\":true}").allows().bulkDelete()).isTrue();
         assertThat(compile("{" + HEAD + "}").allows()).isEqualTo(Permission.Allowances.NONE);
     }

@@ -1,0 +1,376 @@
+package dev.weft.aggregate;
+
+import dev.weft.core.Json;
+import dev.weft.core.WeftException;
+import dev.weft.query.Sort;
+import dev.weft.query.Values;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The stages that must see every input before emitting ({@code $group}, {@code $sort},
+ * {@code $count}, {@code $bucket}, {@code $facet}, {@code $sample}): each holds at most
+ * {@code aggregation-memory-bytes} ({@link MemoryBudget}) and checks the query time as it reads.
+ */
+final class BlockingStages {
+    private BlockingStages() {}
+
+    /** {@code $group}: groups by {@code _id}'s value (null and missing are one group), ordered by it. */
+    static final class Group implements Stage {
+        private final Expr id;
+        private final List<Accumulators.Spec> fields;
+
+        Group(Expr id, List<Accumulators.Spec> fields) {
+            this.id = id;
+            this.fields = fields;
+        }
+
+        @Override
+        public boolean reshapes() {
+            return true;
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            MemoryBudget budget = run.budget("$group");
+            TreeMap<JsonNode, Accumulators.Accumulator[]> groups = new TreeMap<>(Values::compare);
+            return new Sink() {
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    Scope scope = run.scope(doc);
+                    JsonNode key = AggValues.orNull(id.eval(scope));
+                    Accumulators.Accumulator[] accs = groups.get(key);
+                    if (accs == null) {
+                        accs = new Accumulators.Accumulator[fields.size()];
+                        for (int i = 0; i < accs.length; i++) {
+                            accs[i] = fields.get(i).start();
+                        }
+                        groups.put(key, accs);
+                        budget.charge(MemoryBudget.size(key) + 64L + 48L * accs.length);
+                    }
+                    for (int i = 0; i < accs.length; i++) {
+                        long grown = accs[i].add(fields.get(i).argument().eval(scope));
+                        if (grown > 0) {
+                            budget.charge(grown);
+                        }
+                    }
+                    return true;
+                }
+
+                @Override
+                public void finish() {
+                    for (Map.Entry<JsonNode, Accumulators.Accumulator[]> g : groups.entrySet()) {
+                        ObjectNode out = Json.NODES.objectNode();
+                        out.set("_id", g.getKey());
+                        for (int i = 0; i < fields.size(); i++) {
+                            out.set(fields.get(i).field(), g.getValue()[i].result());
+                        }
+                        if (!next.accept(out)) {
+                            break;
+                        }
+                    }
+                    next.finish();
+                }
+            };
+        }
+    }
+
+    /** {@code $sort}, with MongoDB's order (the store's {@link Sort}); keeps only {@code limit} when a {@code $limit} follows. */
+    static final class SortStage implements Stage {
+        final Sort sort;
+        private final long limit;
+
+        SortStage(Sort sort, long limit) {
+            this.sort = sort;
+            this.limit = limit;
+        }
+
+        SortStage limitedTo(long n) {
+            return new SortStage(sort, Math.min(limit, n));
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            MemoryBudget budget = run.budget("$sort");
+            // Ties keep their input order, as a stable sort does.
+            record Entry(JsonNode doc, long seq, long bytes) {}
+            Comparator<JsonNode> byKeys = sort.comparator();
+            Comparator<Entry> order = Comparator.<Entry, JsonNode>comparing(Entry::doc, byKeys).thenComparingLong(Entry::seq);
+            PriorityQueue<Entry> top = new PriorityQueue<>(order.reversed());
+            List<Entry> all = new ArrayList<>();
+            boolean bounded = limit < Integer.MAX_VALUE;
+            return new Sink() {
+                long seq;
+                long held;
+
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    Entry e = new Entry(doc, seq++, MemoryBudget.size(doc));
+                    if (!bounded) {
+                        all.add(e);
+                        budget.charge(e.bytes());
+                        return true;
+                    }
+                    top.add(e);
+                    held += e.bytes();
+                    if (top.size() > limit) {
+                        held -= top.poll().bytes();
+                    }
+                    budget.holding(held);
+                    return true;
+                }
+
+                @Override
+                public void finish() {
+                    List<Entry> sorted = bounded ? new ArrayList<>(top) : all;
+                    sorted.sort(order);
+                    for (Entry e : sorted) {
+                        if (!next.accept(e.doc())) {
+                            break;
+                        }
+                    }
+                    next.finish();
+                }
+            };
+        }
+    }
+
+    /** {@code $count}: one document with the number of inputs, none when there were none. */
+    static final class Count implements Stage {
+        private final String field;
+
+        Count(String field) {
+            this.field = field;
+        }
+
+        @Override
+        public boolean reshapes() {
+            return true;
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            return new Sink() {
+                long n;
+
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    n++;
+                    return true;
+                }
+
+                @Override
+                public void finish() {
+                    if (n > 0) {
+                        ObjectNode out = Json.NODES.objectNode();
+                        out.set(field, Numbers.integral(n, 0));
+                        next.accept(out);
+                    }
+                    next.finish();
+                }
+            };
+        }
+    }
+
+    /** {@code $bucket}: documents counted into the ranges between boundaries, the rest into {@code default}. */
+    static final class Bucket implements Stage {
+        private final Expr groupBy;
+        private final List<JsonNode> boundaries;
+        private final JsonNode fallback;
+        private final List<Accumulators.Spec> output;
+
+        Bucket(Expr groupBy, List<JsonNode> boundaries, JsonNode fallback, List<Accumulators.Spec> output) {
+            this.groupBy = groupBy;
+            this.boundaries = boundaries;
+            this.fallback = fallback;
+            this.output = output;
+        }
+
+        @Override
+        public boolean reshapes() {
+            return true;
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            MemoryBudget budget = run.budget("$bucket");
+            Map<Integer, Accumulators.Accumulator[]> buckets = new TreeMap<>();
+            return new Sink() {
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    Scope scope = run.scope(doc);
+                    JsonNode value = AggValues.orNull(groupBy.eval(scope));
+                    int bucket = bucketOf(value);
+                    Accumulators.Accumulator[] accs = buckets.computeIfAbsent(bucket, b -> {
+                        Accumulators.Accumulator[] a = new Accumulators.Accumulator[output.size()];
+                        for (int i = 0; i < a.length; i++) {
+                            a[i] = output.get(i).start();
+                        }
+                        return a;
+                    });
+                    for (int i = 0; i < accs.length; i++) {
+                        long grown = accs[i].add(output.get(i).argument().eval(scope));
+                        if (grown > 0) {
+                            budget.charge(grown);
+                        }
+                    }
+                    return true;
+                }
+
+                private int bucketOf(JsonNode value) {
+                    for (int i = 0; i < boundaries.size() - 1; i++) {
+                        if (Values.compare(value, boundaries.get(i)) >= 0 && Values.compare(value, boundaries.get(i + 1)) < 0
+                                && Values.bracket(value) == Values.bracket(boundaries.get(i))) {
+                            return i;
+                        }
+                    }
+                    if (fallback == null) {
+                        throw WeftException.badRequest("$bucket could not find a matching branch for an input, and no"
+                                + " default was specified (value " + AggValues.typeName(value) + ")");
+                    }
+                    return Integer.MAX_VALUE;
+                }
+
+                @Override
+                public void finish() {
+                    for (Map.Entry<Integer, Accumulators.Accumulator[]> b : buckets.entrySet()) {
+                        ObjectNode out = Json.NODES.objectNode();
+                        out.set("_id", b.getKey() == Integer.MAX_VALUE ? fallback : boundaries.get(b.getKey()));
+                        for (int i = 0; i < output.size(); i++) {
+                            out.set(output.get(i).field(), b.getValue()[i].result());
+                        }
+                        if (!next.accept(out)) {
+                            break;
+                        }
+                    }
+                    next.finish();
+                }
+            };
+        }
+    }
+
+    /** {@code $facet}: every input through each named sub-pipeline; one document of their results. */
+    static final class Facet implements Stage {
+        private final Map<String, List<Stage>> facets;
+
+        Facet(Map<String, List<Stage>> facets) {
+            this.facets = facets;
+        }
+
+        @Override
+        public boolean reshapes() {
+            return true;
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            MemoryBudget budget = run.budget("$facet");
+            Map<String, ArrayNode> results = new LinkedHashMap<>();
+            List<Sink> heads = new ArrayList<>();
+            List<Boolean> open = new ArrayList<>();
+            for (Map.Entry<String, List<Stage>> f : facets.entrySet()) {
+                ArrayNode out = Json.NODES.arrayNode();
+                results.put(f.getKey(), out);
+                heads.add(Pipeline.chain(f.getValue(), run, new Sink() {
+                    @Override
+                    public boolean accept(JsonNode doc) {
+                        budget.charge(MemoryBudget.size(doc));
+                        out.add(doc);
+                        return true;
+                    }
+
+                    @Override
+                    public void finish() {}
+                }));
+                open.add(true);
+            }
+            return new Sink() {
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    boolean any = false;
+                    for (int i = 0; i < heads.size(); i++) {
+                        if (open.get(i)) {
+                            open.set(i, heads.get(i).accept(doc));
+                            any |= open.get(i);
+                        }
+                    }
+                    return any;
+                }
+
+                @Override
+                public void finish() {
+                    heads.forEach(Sink::finish);
+                    ObjectNode out = Json.NODES.objectNode();
+                    results.forEach(out::set);
+                    next.accept(out);
+                    next.finish();
+                }
+            };
+        }
+    }
+
+    /** {@code $sample}: {@code size} inputs chosen uniformly (reservoir sampling), in random order. */
+    static final class Sample implements Stage {
+        private final int size;
+
+        Sample(int size) {
+            this.size = size;
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            MemoryBudget budget = run.budget("$sample");
+            SplittableRandom random = new SplittableRandom();
+            List<JsonNode> reservoir = new ArrayList<>();
+            return new Sink() {
+                long seen;
+
+                @Override
+                public boolean accept(JsonNode doc) {
+                    run.tick();
+                    seen++;
+                    if (reservoir.size() < size) {
+                        budget.charge(MemoryBudget.size(doc));
+                        reservoir.add(doc);
+                    } else {
+                        long j = random.nextLong(seen);
+                        if (j < size) {
+                            reservoir.set((int) j, doc);
+                        }
+                    }
+                    return true;
+                }
+
+                @Override
+                public void finish() {
+                    for (int i = reservoir.size() - 1; i > 0; i--) {
+                        int j = random.nextInt(i + 1);
+                        JsonNode t = reservoir.get(i);
+                        reservoir.set(i, reservoir.get(j));
+                        reservoir.set(j, t);
+                    }
+                    for (JsonNode doc : reservoir) {
+                        if (!next.accept(doc)) {
+                            break;
+                        }
+                    }
+                    next.finish();
+                }
+            };
+        }
+    }
+}
