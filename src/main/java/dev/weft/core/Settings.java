@@ -101,7 +101,7 @@ public record Settings(
             Setting.integer("write-queue-length", 100_000, 1, Integer.MAX_VALUE, "writes waiting for the writer before new ones get 503"),
             Setting.integer("write-batch-max", 2000, 1, 1_000_000, "most writes committed together in one group commit"),
             Setting.integer("sqlite-readers", Math.max(2, Runtime.getRuntime().availableProcessors()), 1, 256, "concurrent SQLite reads").showing("max(2, cores)"),
-            Setting.integer("parallel-scans", Math.max(1, Runtime.getRuntime().availableProcessors() - 1), 0, 256, "extra read connections, over the whole server, that full scans (count, unindexed sort) may borrow to read key ranges at once; only idle ones are taken, so small queries never wait for them").showing("max(1, cores - 1)"),
+            Setting.integer("parallel-scans", 0, 0, 256, "extra read connections, over the whole server, that full scans (count, unindexed sort) may borrow to read key ranges at once; only idle ones are taken, so small queries never wait for them; 0 (the default until measured on a quiet machine): never split"),
             Setting.longValue("parallel-scan-min-rows", 20_000, 1, Long.MAX_VALUE, "rows a collection needs before a full scan is split into key ranges read in parallel"),
             Setting.integer("sqlite-wal-pages", 10_000, 100, 10_000_000, "longest SQLite write-ahead log, in pages, before the writer checkpoints it itself"),
             Setting.integer("max-connections", 19_000, 1, Integer.MAX_VALUE, "open HTTP connections accepted at once"),
