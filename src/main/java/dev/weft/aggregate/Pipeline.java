@@ -47,8 +47,11 @@ public final class Pipeline {
         }
     }
 
-    /** The leading stages a store can run as its query: filters (ANDed), a sort, skip and limit. */
-    public record Prefix(List<JsonNode> filters, Optional<Sort> sort, long skip, long limit) {}
+    /**
+     * The leading stages a store can run as its query: filters (ANDed), a sort, skip and limit;
+     * {@code matches} is how many stages the filters are, {@code length} how many in all.
+     */
+    public record Prefix(List<JsonNode> filters, Optional<Sort> sort, long skip, long limit, int matches, int length) {}
 
     /** Documents pushed into a running pipeline. */
     public interface Feed {
@@ -61,7 +64,6 @@ public final class Pipeline {
 
     private final List<Stage> stages;
     private final Prefix prefix;
-    private final int prefixLength;
     private final Set<String> readPaths;
     private final Set<String> lookups;
 
@@ -80,6 +82,7 @@ public final class Pipeline {
             }
             i++;
         }
+        int matches = i;
         if (i < stages.size() && stages.get(i) instanceof BlockingStages.SortStage s) {
             sort = Optional.of(s.sort);
             i++;
@@ -92,8 +95,7 @@ public final class Pipeline {
             limit = l.n();
             i++;
         }
-        this.prefix = new Prefix(List.copyOf(filters), sort, skip, limit);
-        this.prefixLength = i;
+        this.prefix = new Prefix(List.copyOf(filters), sort, skip, limit, matches, i);
     }
 
     /** Compiles {@code stages} (a JSON array); 400 for anything MongoDB would refuse or Weft does not run. */
@@ -126,9 +128,12 @@ public final class Pipeline {
         return feed(stages, options, out);
     }
 
-    /** Starts the stages after {@link #prefix()}, for input the prefix already filtered, sorted and paged. */
-    public Feed startAfterPrefix(Options options, Consumer<JsonNode> out) {
-        return feed(stages.subList(prefixLength, stages.size()), options, out);
+    /**
+     * Starts the stages after the first {@code done} (the store ran them: {@link Prefix#matches}
+     * or {@link Prefix#length}), for input they already filtered, sorted and paged.
+     */
+    public Feed startAfter(int done, Options options, Consumer<JsonNode> out) {
+        return feed(stages.subList(done, stages.size()), options, out);
     }
 
     private static Feed feed(List<Stage> stages, Options options, Consumer<JsonNode> out) {

@@ -52,16 +52,18 @@ final class AggregatePlan {
     private final Api api;
     private final Namespace ns;
     private final Pipeline pipeline;
+    private final int done;
     private final FindQuery query;
     private final DocumentAccess.View view;
     private final ReadMode readMode;
     private final Map<String, DocumentAccess> lookups;
 
-    private AggregatePlan(Api api, Namespace ns, Pipeline pipeline, FindQuery query, DocumentAccess.View view,
+    private AggregatePlan(Api api, Namespace ns, Pipeline pipeline, int done, FindQuery query, DocumentAccess.View view,
                           ReadMode readMode, Map<String, DocumentAccess> lookups) {
         this.api = api;
         this.ns = ns;
         this.pipeline = pipeline;
+        this.done = done;
         this.query = query;
         this.view = view;
         this.readMode = readMode;
@@ -75,16 +77,34 @@ final class AggregatePlan {
         pipeline.readPaths().forEach(path -> access.checkReadPath("the pipeline", path));
         Pipeline.Prefix prefix = pipeline.prefix();
         Filter filter = access.readFilter(prefix.filters(), api.limits());
-        Sort sort = prefix.sort().orElse(NATURAL);
-        FindQuery query = new FindQuery(filter, sort, prefix.skip(), prefix.limit(), Optional.empty());
+        prefix.sort().ifPresent(sort -> sort.fields().forEach(f -> access.checkSortPath(f.path())));
+        boolean storeSorts = prefix.sort().isEmpty() || prefix.limit() < Long.MAX_VALUE
+                || servedByIndex(api, ns, prefix.sort().get());
+        FindQuery query = storeSorts
+                ? new FindQuery(filter, prefix.sort().orElse(NATURAL), prefix.skip(), prefix.limit(), Optional.empty())
+                : new FindQuery(filter, NATURAL, 0, Long.MAX_VALUE, Optional.empty());
+        int done = storeSorts ? prefix.length() : prefix.matches();
         Map<String, DocumentAccess> lookups = new HashMap<>();
         for (String coll : pipeline.lookupCollections()) {
             Namespace other = new Namespace(ns.db(), coll);
             var permission = authorizer.authorize(ex.context().principal(), "GET", List.of(ns.db(), coll));
             lookups.put(coll, ex.context().access(other, permission));
         }
-        return new AggregatePlan(api, ns, pipeline, query, access.view(Optional.empty(), api.json()),
+        return new AggregatePlan(api, ns, pipeline, done, query, access.view(Optional.empty(), api.json()),
                 api.readMode(ex, ns), lookups);
+    }
+
+    /**
+     * Whether the store can stream {@code sort} without holding the matches (an export-sized
+     * read needs that): on {@code _id} or on an index's fields. Otherwise the pipeline sorts,
+     * within {@code aggregation-memory-bytes}.
+     */
+    private static boolean servedByIndex(Api api, Namespace ns, Sort sort) {
+        if (sort.fields().size() == 1 && sort.fields().getFirst().path().equals("_id")) {
+            return true;
+        }
+        return api.store().indexes(ns).stream().anyMatch(i -> i.fields().equals(sort.fields())
+                || i.fields().equals(sort.fields().stream().map(f -> new IndexField(f.path(), -f.direction())).toList()));
     }
 
     /**
@@ -95,7 +115,7 @@ final class AggregatePlan {
         QueryTime time = QueryTime.start(api.settings().queryTimeoutMs());
         boolean[] stopped = {false};
         Pipeline.Options options = Pipeline.Options.of(api.settings().aggregationMemoryBytes(), this::lookup, time::row);
-        Pipeline.Feed feed = pipeline.startAfterPrefix(options, result -> {
+        Pipeline.Feed feed = pipeline.startAfter(done, options, result -> {
             if (stopped[0]) {
                 return;
             }

@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import dev.weft.aggregate.PipelineUpdate;
 import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
@@ -108,7 +109,17 @@ final class WritePlan {
      * for its {@code $[id]}, whose paths are checked as a read's filter would be.
      */
     static Update parseUpdate(Exchange ex, Api api, DocumentAccess access, List<JsonNode> query) {
-        ObjectNode body = access.admitUpdate(api.objectBody(ex));
+        JsonNode given = api.jsonBody(ex);
+        if (given.isArray()) {
+            // a pipeline: what it writes is checked inside the write (UpdateCheck), what it reads here
+            PipelineUpdate pipeline = PipelineUpdate.parse(given, api.limits());
+            access.admitPipelineUpdate(pipeline.readPaths());
+            return pipeline;
+        }
+        if (!given.isObject()) {
+            throw WeftException.badRequest("request body must be a JSON object (update operators) or an array (an update pipeline)");
+        }
+        ObjectNode body = access.admitUpdate((ObjectNode) given);
         JsonNode arrayFilters = ex.param("arrayFilters").map(raw -> ReadParams.jsonParam(api, "arrayFilters", raw)).orElse(null);
         Update update = Update.parse(body, api.limits(), query, arrayFilters);
         update.probedPaths().forEach(path -> access.checkReadPath("arrayFilters", path));

@@ -223,6 +223,20 @@ public final class DocumentAccess {
         return ready;
     }
 
+    /**
+     * A pipeline update (PATCH with an array body), known by the stored paths it reads: each is
+     * checked as a read's (400 policy, 403 {@code projectResponse}), since the pipeline could
+     * copy a hidden value into a visible field. What it writes is checked on its result
+     * ({@link #admitUpdated}). A collection with its own policy (the users collection) takes
+     * only operator updates, whose fields the policy can see before they are written (400).
+     */
+    public void admitPipelineUpdate(java.util.Set<String> readPaths) {
+        if (policy != DocumentPolicy.NONE) {
+            throw dev.weft.core.WeftException.badRequest("this collection takes update operators, not an update pipeline");
+        }
+        readPaths.forEach(path -> checkReadPath("the update pipeline", path));
+    }
+
     /** Whether {@link #admitUpdated} checks anything, so updates need to hand it their results. */
     public boolean checksUpdates() {
         return permission.restrictsWrites() || policy.checksUpdates();

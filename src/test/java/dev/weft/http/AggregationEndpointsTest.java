@@ -97,6 +97,12 @@ class AggregationEndpointsTest {
         assertThat(weft.get("/db/books/_aggrs/by-author?page=3&pagesize=2").body()).isEqualTo("[]");
         assertThat(weft.get("/db/books/_aggrs/by-author?pagesize=0").body()).isEqualTo("[]");
         assertThat(weft.get("/db/books/_aggrs/by-author?pagesize=100000").statusCode()).isEqualTo(400);
+        // a streaming pipeline stops reading once the page is full; the store's read ends cleanly
+        for (int i = 0; i < 3; i++) {
+            assertThat(weft.post("/db/books/_aggrs?pagesize=2", "[{\"$project\":{\"_id\":1}}]").body())
+                    .isEqualTo("[{\"_id\":1},{\"_id\":2}]");
+        }
+        assertThat(weft.get("/db/books/_size").body()).isEqualTo("{\"_size\":5}");
         HttpResponse<String> ndjson = weft.get("/db/books/_aggrs/by-author?pagesize=1", "Accept", "application/x-ndjson");
         assertThat(ndjson.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/x-ndjson"));
         assertThat(ndjson.body()).isEqualTo("{\"_id\":\"ann\",\"n\":2,\"pages\":400}\n{\"_id\":\"bob\",\"n\":2,\"pages\":50}\n"
@@ -159,6 +165,13 @@ class AggregationEndpointsTest {
             assertThat(small.post("/db/c/_aggrs", "[{\"$count\":\"n\"}]").body()).isEqualTo("[{\"n\":100}]");
             assertThat(small.post("/db/c/_aggrs", "[{\"$sort\":{\"_id\":-1}},{\"$project\":{\"_id\":1}},{\"$limit\":1}]").body())
                     .isEqualTo("[{\"_id\":99}]");
+            // a sort no index serves is the pipeline's, within the setting; with an index the store streams it
+            String bySize = "[{\"$sort\":{\"s\":1,\"_id\":1}},{\"$project\":{\"_id\":1}},{\"$skip\":98}]";
+            HttpResponse<String> unindexed = small.post("/db/c/_aggrs", bySize);
+            assertThat(unindexed.statusCode()).isEqualTo(400);
+            assertThat(unindexed.body()).contains("exceeded memory limit", "$sort");
+            assertThat(small.put("/db/c/_indexes/by-s", "{\"keys\":{\"s\":1,\"_id\":1}}").statusCode()).isEqualTo(201);
+            assertThat(small.post("/db/c/_aggrs", bySize).body()).isEqualTo("[{\"_id\":98},{\"_id\":99}]");
         }
     }
 
