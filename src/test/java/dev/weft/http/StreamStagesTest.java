@@ -134,6 +134,22 @@ class StreamStagesTest {
     }
 
     @Test
+    void aStageFailingOnAnEventEndsTheStreamWithTheReason() throws Exception {
+        collection("failing", """
+                [{"uri":"toint","stages":[{"$addFields":{"n":{"$toInt":"$fullDocument.s"}}}]}]""");
+        try (Sse sse = Sse.open(weft, "/sdb/failing/_streams/toint?" + FROM_START)) {
+            assertThat(sse.status()).isEqualTo(200);
+            status(weft.post("/sdb/failing", "{\"_id\":\"a\",\"s\":\"12\"}"), 201);
+            assertThat(sse.next(10).path("n").asInt()).isEqualTo(12);
+            status(weft.post("/sdb/failing", "{\"_id\":\"b\",\"s\":\"twelve\"}"), 201);
+            assertThat(sse.ended.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .startsWith("1008 a stage of the stream failed on event ");
+            assertThat(sse.poll(200)).isNull();
+        }
+        assertThat(weft.get("/sdb/failing/a").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void aRestrictedUserCannotBringAHiddenFieldIntoSight() throws Exception {
         collection("hidden", """
                 [{"uri":"reveal","stages":[{"$addFields":{"shown":"$fullDocument.secret"}}]},
