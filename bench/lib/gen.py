@@ -3,6 +3,7 @@
 
   gen.py links N MATCHES       JSON array of N ~400-byte docs {"name", "links":[{"url"}...], ...};
                                exactly MATCHES of them have a url containing "pach"
+  gen.py links-ndjson N MATCHES the same documents as ndjson, one per line
   gen.py create N THREADS      ndjson: the N documents bench/create.lua POSTs (same formula)
   gen.py messages N AUTHORS    ndjson: N messages {id, text, author, createdAt}, round-robin authors
   gen.py urlencode STRING      percent-encodes STRING for a query parameter
@@ -23,27 +24,42 @@ def compact(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
-def links(n, matches):
+def link_doc(i, match_at):
+    w = [WORDS[(i * 7 + k * 13) % 64] for k in range(12)]
+    urls = [f"https://{w[0]}-{w[1]}.example.org/{w[2]}/{w[3]}",
+            f"https://docs.{w[4]}.example.net/{w[5]}-{i}",
+            f"https://{w[6]}.example.com/{w[7]}/{w[8]}/{i}"]
+    if i in match_at:
+        urls[1] = f"https://projects.apache.org/{w[5]}-{i}"
+    return {
+        "name": f"{w[9]} {w[10]} {i}",
+        "description": " ".join(WORDS[(i * 11 + k * 5) % 64] for k in range(8)),
+        "links": [{"url": u, "title": f"{w[k]} link"} for k, u in enumerate(urls)],
+        "tags": [w[11], w[0]],
+        "stars": (i * 7919) % 10000,
+        "active": i % 3 != 0,
+    }
+
+
+def match_positions(n, matches):
     step = max(1, n // max(1, matches))
-    match_at = {i * step + step // 2 for i in range(matches)}
-    docs = []
-    for i in range(n):
-        w = [WORDS[(i * 7 + k * 13) % 64] for k in range(12)]
-        urls = [f"https://{w[0]}-{w[1]}.example.org/{w[2]}/{w[3]}",
-                f"https://docs.{w[4]}.example.net/{w[5]}-{i}",
-                f"https://{w[6]}.example.com/{w[7]}/{w[8]}/{i}"]
-        if i in match_at:
-            urls[1] = f"https://projects.apache.org/{w[5]}-{i}"
-        docs.append({
-            "name": f"{w[9]} {w[10]} {i}",
-            "description": " ".join(WORDS[(i * 11 + k * 5) % 64] for k in range(8)),
-            "links": [{"url": u, "title": f"{w[k]} link"} for k, u in enumerate(urls)],
-            "tags": [w[11], w[0]],
-            "stars": (i * 7919) % 10000,
-            "active": i % 3 != 0,
-        })
+    return {i * step + step // 2 for i in range(matches)}
+
+
+def links(n, matches):
+    match_at = match_positions(n, matches)
+    docs = [link_doc(i, match_at) for i in range(n)]
     assert sum(1 for d in docs if any("pach" in l["url"] for l in d["links"])) == matches
     sys.stdout.write(compact(docs))
+
+
+def links_ndjson(n, matches):
+    """The documents of links(), one per line (for large ndjson loads)."""
+    match_at = match_positions(n, matches)
+    out = sys.stdout
+    for i in range(n):
+        out.write(compact(link_doc(i, match_at)))
+        out.write("\n")
 
 
 def create_doc(thread, seq):
@@ -85,6 +101,8 @@ if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "links":
         links(int(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "links-ndjson":
+        links_ndjson(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "create":
         create(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "messages":

@@ -50,6 +50,13 @@ public final class TopK {
         }
     }
 
+    /** Offers every match {@code other} kept (a part of the same read, scanned apart). */
+    public void offerAll(TopK other) {
+        for (Match m : other.worstFirst) {
+            offer(m.id(), m.body(), m.doc());
+        }
+    }
+
     private void add(Match m) {
         bytes += size(m);
         if (bytes > maxBytes) {

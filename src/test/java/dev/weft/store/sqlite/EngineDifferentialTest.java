@@ -47,6 +47,57 @@ public class EngineDifferentialTest {
         }
     }
 
+    /** The text prefilter runs in SQL: of 600 documents only the 3 holding the literal reach the evaluator. */
+    @Test
+    void prefilterLeavesTheEvaluatorOnlyDocumentsHoldingTheLiteral() {
+        try (SqliteStore store = StoreTesting.open(dir)) {
+            checkPrefilter(store);
+        }
+    }
+
+    public void checkPrefilter(Store store) {
+        Namespace ns = new Namespace("engine", "prefilter");
+        store.putDatabase("engine", JSON.parseObject("{}".getBytes(), "db"), Optional.empty());
+        store.putCollection(ns, JSON.parseObject("{}".getBytes(), "coll"), Optional.empty());
+        List<ObjectNode> batch = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            String url = i % 200 == 7 ? "https://projects.apache.org/" + i : "https://docs.example.net/" + i;
+            batch.add(JSON.parseObject(("{\"_id\":" + i + ",\"links\":[{\"url\":\"" + url + "\"}],\"other\":\"pa ch\"}").getBytes(), "doc"));
+        }
+        assertThat(store.write(new WriteOp.InsertMany(ns, batch)).ok()).isTrue();
+        java.util.concurrent.atomic.AtomicInteger evaluated = new java.util.concurrent.atomic.AtomicInteger();
+        Filter regex = Filter.parse(JSON.parse("{\"links.url\":{\"$regex\":\".*pach.*\"}}", "filter"), LIMITS);
+        Filter counting = new Filter() {
+            @Override
+            public boolean matches(JsonNode document) {
+                evaluated.incrementAndGet();
+                return regex.matches(document);
+            }
+
+            @Override
+            public Optional<List<dev.weft.query.KeyRange>> keyRanges(List<IndexField> fields, boolean multikey) {
+                return regex.keyRanges(fields, multikey);
+            }
+
+            @Override
+            public java.util.Set<String> paths() {
+                return regex.paths();
+            }
+
+            @Override
+            public dev.weft.query.TextCondition requiredText() {
+                return regex.requiredText();
+            }
+        };
+        List<Integer> found = new ArrayList<>();
+        store.find(ns, new FindQuery(counting, Sort.parse("{\"_id\":1}", LIMITS), 0, 100, Optional.empty()),
+                d -> found.add(JSON.parse(d.json(), "doc").get("_id").asInt()));
+        assertThat(found).containsExactly(7, 207, 407);
+        assertThat(evaluated.get()).isEqualTo(3);
+        assertThat(store.count(ns, counting)).isEqualTo(3);
+        assertThat(evaluated.get()).isEqualTo(6);
+    }
+
     public void check(Store store) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         RandomQueries rq = new RandomQueries(seed);
