@@ -64,6 +64,9 @@ final class StreamEndpoints {
         filters.forEach(access::checkStreamFilter); // as a GET's filter
         StreamQuery query = StreamQuery.adhoc(ns, filters, api.limits());
         Optional<JsonNode> stages = ex.param("stages").map(s -> ReadParams.jsonParam(api, "stages", s));
+        if (stages.isPresent()) {
+            ex.permission().admitAdhocAggregation(); // stages evaluated per event are an ad-hoc pipeline
+        }
         open(ex, stages.map(s -> query.withStageParam(s, api.limits())).orElse(query));
     }
 

@@ -29,7 +29,9 @@ class StreamStagesTest {
         status(weft.post("/weft/users", "{\"_id\":\"dave\",\"password\":\"dave-Password-1\",\"roles\":[\"hides\"]}"), 201);
         status(weft.post("/weft/acl", """
                 [{"_id":"hides-secret","roles":["hides"],"priority":10,"predicate":"path-prefix('/sdb')",
-                  "projectResponse":{"secret":0}}]"""), 200);
+                  "projectResponse":{"secret":0},"allowAdhocAggregations":true},
+                 {"_id":"no-adhoc","roles":["plain"],"priority":10,"predicate":"path-prefix('/sdb')"}]"""), 200);
+        status(weft.post("/weft/users", "{\"_id\":\"erin\",\"password\":\"erin-Password-1\",\"roles\":[\"plain\"]}"), 201);
     }
 
     @AfterAll
@@ -147,6 +149,20 @@ class StreamStagesTest {
             assertThat(sse.poll(200)).isNull();
         }
         assertThat(weft.get("/sdb/failing/a").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void adhocStagesNeedAllowAdhocAggregations() throws Exception {
+        status(weft.put("/sdb/gate", null), 201);
+        String erin = TestServer.basic("erin", "erin-Password-1");
+        try (Sse sse = Sse.open(weft, "/sdb/gate/_streams?stages=" + q("[{\"$project\":{\"fullDocument\":1}}]"),
+                "Authorization", erin)) {
+            assertThat(sse.status()).isEqualTo(403);
+            assertThat(sse.body()).contains("allowAdhocAggregations");
+        }
+        try (Sse sse = Sse.open(weft, "/sdb/gate/_streams", "Authorization", erin)) {
+            assertThat(sse.status()).isEqualTo(200);
+        }
     }
 
     @Test
