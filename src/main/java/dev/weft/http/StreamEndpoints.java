@@ -20,7 +20,7 @@ import tools.jackson.databind.JsonNode;
  * {@code GET /{db}/{coll}/_streams/{name}} (a stream defined in collection metadata) and
  * {@code GET /{db}/{coll}/_streams?filter=...} (ad-hoc, a filter on the documents): a WebSocket
  * when the request is an upgrade, Server-Sent Events with {@code Accept: text/event-stream}.
- * Parameters: {@code avars}, {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
+ * Parameters: {@code avars}, {@code stages} (ad-hoc: stages over the event), {@code leaves=true}, {@code resumeAfter} (or {@code Last-Event-ID}).
  * Everything a client can get wrong (unknown stream, bad definition or filter, resume token too
  * old) is answered 4xx before the upgrade. The request's {@link DocumentAccess} decides, as for
  * every other read: it refuses filters on what the collection's policy or the response
@@ -62,7 +62,12 @@ final class StreamEndpoints {
         ex.params("filter").forEach(f -> filters.add(ReadParams.jsonParam(api, "filter", f)));
         DocumentAccess access = ex.context().access(ns);
         filters.forEach(access::checkStreamFilter); // as a GET's filter
-        open(ex, StreamQuery.adhoc(ns, filters, api.limits()));
+        StreamQuery query = StreamQuery.adhoc(ns, filters, api.limits());
+        Optional<JsonNode> stages = ex.param("stages").map(s -> ReadParams.jsonParam(api, "stages", s));
+        if (stages.isPresent()) {
+            ex.permission().admitAdhocAggregation(); // stages evaluated per event are an ad-hoc pipeline
+        }
+        open(ex, stages.map(s -> query.withStageParam(s, api.limits())).orElse(query));
     }
 
     private void open(Exchange ex, StreamQuery base) {

@@ -56,7 +56,7 @@ final class Dispatcher {
     /** Dispatcher only: subscribers whose match ran past {@link #QUICK_TESTS}, matched after the others. */
     private final List<Subscriber> costly = new ArrayList<>();
     /** Dispatcher only: subscribers whose match ran past the whole budget, ended after the event. */
-    private final List<Subscriber> overBudget = new ArrayList<>();
+    private final java.util.Map<Subscriber, EventFrame> overBudget = new java.util.LinkedHashMap<>();
     /** Dispatcher only: subscribers the current event (a drop) invalidated, ended after it. */
     private final List<Subscriber> invalidated = new ArrayList<>();
 
@@ -182,9 +182,7 @@ final class Dispatcher {
                 s.pump(); // writes the close 1013
             }
             full.clear();
-            for (Subscriber s : overBudget) {
-                s.end(1008, matcher.overBudgetReason(v));
-            }
+            overBudget.forEach((s, why) -> s.end(1008, matcher.endReason(why, v)));
             overBudget.clear();
             invalidated.forEach(s -> s.invalidate(v.invalidate()));
             invalidated.clear();
@@ -210,8 +208,12 @@ final class Dispatcher {
      */
     private void consider(Subscriber s, EventView v, long tests) {
         EventFrame frame = matcher.matchWithin(s, v, budget, tests);
-        if (frame == Matcher.TOO_COSTLY) {
-            (tests < matcher.budget ? costly : overBudget).add(s);
+        if (frame == Matcher.TOO_COSTLY && tests < matcher.budget) {
+            costly.add(s);
+            return;
+        }
+        if (Matcher.ends(frame)) {
+            overBudget.put(s, frame);
             return;
         }
         if (frame == null) {

@@ -103,6 +103,16 @@ final class EventView {
         return new EventFrame(token, json.bytes(node(after(), Optional.of(projection))));
     }
 
+    /**
+     * The event as {@code stages} make it of what {@code projection} (if any) shows; null when a
+     * stage's {@code $match} leaves it out. Not shared: stages are per subscriber.
+     */
+    EventFrame shaped(Optional<Projection> projection, EventStages stages) {
+        return stages.apply(node(after(), projection), event.wallTime())
+                .map(n -> new EventFrame(token, json.bytes(n)))
+                .orElse(null);
+    }
+
     /** What ends a stream after a drop: {@code {_id, operationType: "invalidate", wallTime}}. */
     EventFrame invalidate() {
         ObjectNode node = Json.NODES.objectNode();

@@ -1,6 +1,8 @@
 package dev.weft.stream;
 
+import dev.weft.core.WeftException;
 import dev.weft.query.MatchBudget;
+import java.nio.charset.StandardCharsets;
 import dev.weft.store.ChangeEvent;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
@@ -36,7 +38,25 @@ final class Matcher {
             return match(s, v, budget);
         } catch (MatchBudget.Exceeded x) {
             return TOO_COSTLY;
+        } catch (WeftException x) {
+            return stageFailed(x.getMessage());
         }
+    }
+
+    /** What {@link #matchWithin} answers when a stream's stage failed on an event; its bytes are the reason. */
+    private static EventFrame stageFailed(String reason) {
+        return new EventFrame("", reason.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Whether {@code frame} ends the stream rather than being sent: {@link #TOO_COSTLY} or a failed stage. */
+    static boolean ends(EventFrame frame) {
+        return frame != null && frame.token().isEmpty();
+    }
+
+    /** Why {@code frame} (one that {@link #ends}) ends the stream at {@code v}. */
+    String endReason(EventFrame frame, EventView v) {
+        return frame == TOO_COSTLY ? overBudgetReason(v)
+                : "a stage of the stream failed on event " + v.frame().token() + ": " + frame.text();
     }
 
     String overBudgetReason(EventView v) {
@@ -59,13 +79,13 @@ final class Matcher {
             return null;
         }
         if (v.isDrop()) {
-            return q.onDocument() || q.filter().matches(v.eventNode()) ? v.frame() : null;
+            return q.onDocument() || q.filter().matches(v.eventNode()) ? shaped(q, v) : null;
         }
         boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
         JsonNode doc = delete ? v.before() : v.after();
         JsonNode now = q.onDocument() ? doc : v.eventNode();
         if (now != null && q.filter().matches(now, budget) && allowed(q, doc, budget)) {
-            return q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame();
+            return shaped(q, v);
         }
         if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
             JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
@@ -74,6 +94,13 @@ final class Matcher {
             }
         }
         return null;
+    }
+
+    private static EventFrame shaped(StreamQuery q, EventView v) {
+        if (q.stages().isPresent()) {
+            return v.shaped(q.projection(), q.stages().get());
+        }
+        return q.projection().isPresent() ? v.projected(q.projection().get()) : v.frame();
     }
 
     private static boolean allowed(StreamQuery q, JsonNode doc, MatchBudget budget) {

@@ -95,8 +95,8 @@ final class Replay {
     /** Sends {@code v} to {@code s} on this thread if it matches; ends {@code s} past the budget. */
     private void deliver(Subscriber s, EventView v, MatchBudget budget) {
         EventFrame frame = matcher.matchWithin(s, v, budget, matcher.budget);
-        if (frame == Matcher.TOO_COSTLY) {
-            s.end(1008, matcher.overBudgetReason(v));
+        if (Matcher.ends(frame)) {
+            s.end(1008, matcher.endReason(frame, v));
         } else if (frame != null && s.offer(frame)) {
             sent.incrementAndGet();
         }

@@ -1,5 +1,6 @@
 package dev.weft.stream;
 
+import dev.weft.aggregate.Definitions;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
@@ -32,7 +33,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boolean leaves,
                           Optional<Filter> readFilter, Optional<Projection> projection, OptionalLong resumeAfter,
-                          Optional<Equality> index) {
+                          Optional<Equality> index, Optional<EventStages> stages) {
 
     /** The filter requires {@code path} (in the document) to equal a scalar; {@code key} as {@link Keys} encodes it. */
     public record Equality(String path, String key) {}
@@ -52,9 +53,11 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         if (avars.isPresent() && !avars.get().isObject()) {
             throw WeftException.badRequest("avars must be a JSON object");
         }
-        JsonNode spec = match(stream, name);
-        spec = Variables.bindInFilter(spec, avars.map(v -> (ObjectNode) v).orElse(Json.NODES.objectNode()), "stream " + name);
-        return of(ns, spec, false, limits);
+        ObjectNode bound = avars.map(v -> (ObjectNode) v).orElse(Json.NODES.objectNode());
+        JsonNode spec = Variables.bindInFilter(match(stream, name), bound, "stream " + name);
+        Optional<EventStages> shaping = EventStages.of(shapingStages(stream), "stream " + name, limits,
+                stages -> Definitions.bind(stages, bound, name));
+        return of(ns, spec, false, limits).withStages(shaping);
     }
 
     /** An ad-hoc stream over the documents matching every one of {@code filters} (ANDed). */
@@ -82,7 +85,7 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         for (ObjectNode stream : definitions(properties)) {
             JsonNode uri = stream.get("uri");
             if (uri == null) {
-                match(stream, "without a uri"); // stored as RESTHeart does, and checked, but no URL reaches it
+                check(stream, "without a uri", limits); // stored as RESTHeart does, and checked, but no URL reaches it
                 continue;
             }
             if (!uri.isString() || uri.stringValue().isEmpty() || uri.stringValue().contains("/")) {
@@ -93,9 +96,14 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
                 throw WeftException.badRequest("two streams are named " + name);
             }
             seen.add(name);
-            JsonNode spec = match(stream, name);
-            Filter.parse(Variables.unbound(spec), limits);
+            check(stream, name, limits);
         }
+    }
+
+    /** The stream's stages compile, with every {@code $var} taken as null. */
+    private static void check(ObjectNode stream, String name, QueryLimits limits) {
+        Filter.parse(Variables.unbound(match(stream, name)), limits);
+        EventStages.of(shapingStages(stream), "stream " + name, limits, Variables::unbound);
     }
 
     private static StreamQuery of(Namespace ns, JsonNode spec, boolean onDocument, QueryLimits limits) {
@@ -104,16 +112,32 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         }
         Filter filter = Filter.parse(spec, limits);
         return new StreamQuery(ns, filter, onDocument, false, Optional.empty(), Optional.empty(), OptionalLong.empty(),
-                equality((ObjectNode) spec, onDocument));
+                equality((ObjectNode) spec, onDocument), Optional.empty());
     }
 
     public StreamQuery withLeaves(boolean leaves) {
-        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index);
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index, stages);
+    }
+
+    /**
+     * An ad-hoc stream's {@code stages} parameter: stages over the change event, run on each event
+     * its document filter lets through (400 for anything but an array of allowed stages).
+     */
+    public StreamQuery withStageParam(JsonNode stages, QueryLimits limits) {
+        ObjectNode holder = Json.NODES.objectNode();
+        holder.set("stages", stages);
+        stages(holder, "parameter");
+        return withStages(EventStages.of((ArrayNode) stages, "stages", limits, s -> s));
+    }
+
+    /** {@code stages} run on each event the filter and the access rule let through, after the projection. */
+    public StreamQuery withStages(Optional<EventStages> stages) {
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index, stages);
     }
 
     /** The subscriber's access rule: events whose document fails {@code readFilter} are not sent. */
     public StreamQuery withAccess(Optional<Filter> readFilter, Optional<Projection> projection) {
-        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index);
+        return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection, resumeAfter, index, stages);
     }
 
     /**
@@ -133,6 +157,9 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
             } else {
                 eventToDocumentPath(path).ifPresent(p -> paths.put(path, p));
             }
+        }
+        for (String path : stages.map(EventStages::readPaths).orElse(java.util.Set.of())) {
+            eventToDocumentPath(path).ifPresent(p -> paths.put(path, p));
         }
         return paths;
     }
@@ -157,7 +184,7 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
     /** Resume after the event whose token is {@code token} (400 when malformed). */
     public StreamQuery resumingAfter(String token, Json json) {
         return new StreamQuery(ns, filter, onDocument, leaves, readFilter, projection,
-                OptionalLong.of(Tokens.decode(token, json)), index);
+                OptionalLong.of(Tokens.decode(token, json)), index, stages);
     }
 
     private static List<ObjectNode> definitions(ObjectNode properties) {
@@ -178,20 +205,44 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
         return out;
     }
 
-    /** The stream's {@code $match} stages as one filter ({@code $and} of several). */
-    private static JsonNode match(ObjectNode stream, String name) {
+    private static ArrayNode stages(ObjectNode stream, String name) {
         JsonNode stages = stream.has("stages") ? RestheartEscapes.undo(stream.get("stages")) : null;
         if (stages == null || !stages.isArray()) {
             throw WeftException.badRequest("stream " + name + ": stages must be an array");
         }
-        List<JsonNode> matches = new ArrayList<>();
         for (JsonNode stage : stages) {
             if (!stage.isObject() || stage.size() != 1) {
                 throw WeftException.badRequest("stream " + name + ": each stage must be an object with one operator");
             }
+        }
+        return (ArrayNode) stages;
+    }
+
+    private static boolean isMatch(JsonNode stage) {
+        return stage.has("$match");
+    }
+
+    /** The stages after the leading {@code $match} ones: they run on each event, per subscriber. */
+    private static ArrayNode shapingStages(ObjectNode stream) {
+        ArrayNode all = stages(stream, stream.path("uri").asString("without a uri"));
+        ArrayNode rest = Json.NODES.arrayNode();
+        boolean leading = true;
+        for (JsonNode stage : all) {
+            leading &= isMatch(stage);
+            if (!leading) {
+                rest.add(stage);
+            }
+        }
+        return rest;
+    }
+
+    /** The stream's leading {@code $match} stages as one filter ({@code $and} of several): subscribers are indexed by it. */
+    private static JsonNode match(ObjectNode stream, String name) {
+        List<JsonNode> matches = new ArrayList<>();
+        for (JsonNode stage : stages(stream, name)) {
             String op = stage.propertyNames().iterator().next();
             if (!op.equals("$match")) {
-                throw WeftException.badRequest("stream " + name + ": stage " + op + " is not supported (only $match)");
+                break;
             }
             if (!stage.get(op).isObject()) {
                 throw WeftException.badRequest("stream " + name + ": $match needs an object");
