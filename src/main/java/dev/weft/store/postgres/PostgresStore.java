@@ -99,6 +99,7 @@ public final class PostgresStore extends SqlStore {
         catalog.listen();
     }
 
+    /** The catalog is loaded before the event log exists, so its notifications reach the log through this. */
     private PgEventLog events() {
         return events;
     }
