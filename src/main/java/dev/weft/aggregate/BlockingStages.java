@@ -24,6 +24,35 @@ import tools.jackson.databind.node.ObjectNode;
 final class BlockingStages {
     private BlockingStages() {}
 
+    /** A fresh accumulator per output field of a {@code $group} or {@code $bucket}. */
+    private static Accumulators.Accumulator[] started(List<Accumulators.Spec> fields) {
+        Accumulators.Accumulator[] accs = new Accumulators.Accumulator[fields.size()];
+        for (int i = 0; i < accs.length; i++) {
+            accs[i] = fields.get(i).start();
+        }
+        return accs;
+    }
+
+    /** Adds one input to each accumulator, charging what they grew by to {@code budget}. */
+    private static void add(List<Accumulators.Spec> fields, Accumulators.Accumulator[] accs, Scope scope, MemoryBudget budget) {
+        for (int i = 0; i < accs.length; i++) {
+            long grown = accs[i].add(fields.get(i).argument().eval(scope));
+            if (grown > 0) {
+                budget.charge(grown);
+            }
+        }
+    }
+
+    /** The output document of one group or bucket: its {@code _id}, then each field's result. */
+    private static ObjectNode result(JsonNode id, List<Accumulators.Spec> fields, Accumulators.Accumulator[] accs) {
+        ObjectNode out = Json.NODES.objectNode();
+        out.set("_id", id);
+        for (int i = 0; i < fields.size(); i++) {
+            out.set(fields.get(i).field(), accs[i].result());
+        }
+        return out;
+    }
+
     /** {@code $group}: groups by {@code _id}'s value (null and missing are one group), ordered by it. */
     static final class Group implements Stage {
         private final Expr id;
@@ -51,31 +80,18 @@ final class BlockingStages {
                     JsonNode key = AggValues.orNull(id.eval(scope));
                     Accumulators.Accumulator[] accs = groups.get(key);
                     if (accs == null) {
-                        accs = new Accumulators.Accumulator[fields.size()];
-                        for (int i = 0; i < accs.length; i++) {
-                            accs[i] = fields.get(i).start();
-                        }
+                        accs = started(fields);
                         groups.put(key, accs);
                         budget.charge(MemoryBudget.size(key) + 64L + 48L * accs.length);
                     }
-                    for (int i = 0; i < accs.length; i++) {
-                        long grown = accs[i].add(fields.get(i).argument().eval(scope));
-                        if (grown > 0) {
-                            budget.charge(grown);
-                        }
-                    }
+                    add(fields, accs, scope, budget);
                     return true;
                 }
 
                 @Override
                 public void finish() {
                     for (Map.Entry<JsonNode, Accumulators.Accumulator[]> g : groups.entrySet()) {
-                        ObjectNode out = Json.NODES.objectNode();
-                        out.set("_id", g.getKey());
-                        for (int i = 0; i < fields.size(); i++) {
-                            out.set(fields.get(i).field(), g.getValue()[i].result());
-                        }
-                        if (!next.accept(out)) {
+                        if (!next.accept(result(g.getKey(), fields, g.getValue()))) {
                             break;
                         }
                     }
@@ -214,19 +230,7 @@ final class BlockingStages {
                     Scope scope = run.scope(doc);
                     JsonNode value = AggValues.orNull(groupBy.eval(scope));
                     int bucket = bucketOf(value);
-                    Accumulators.Accumulator[] accs = buckets.computeIfAbsent(bucket, b -> {
-                        Accumulators.Accumulator[] a = new Accumulators.Accumulator[output.size()];
-                        for (int i = 0; i < a.length; i++) {
-                            a[i] = output.get(i).start();
-                        }
-                        return a;
-                    });
-                    for (int i = 0; i < accs.length; i++) {
-                        long grown = accs[i].add(output.get(i).argument().eval(scope));
-                        if (grown > 0) {
-                            budget.charge(grown);
-                        }
-                    }
+                    add(output, buckets.computeIfAbsent(bucket, b -> started(output)), scope, budget);
                     return true;
                 }
 
@@ -247,12 +251,8 @@ final class BlockingStages {
                 @Override
                 public void finish() {
                     for (Map.Entry<Integer, Accumulators.Accumulator[]> b : buckets.entrySet()) {
-                        ObjectNode out = Json.NODES.objectNode();
-                        out.set("_id", b.getKey() == Integer.MAX_VALUE ? fallback : boundaries.get(b.getKey()));
-                        for (int i = 0; i < output.size(); i++) {
-                            out.set(output.get(i).field(), b.getValue()[i].result());
-                        }
-                        if (!next.accept(out)) {
+                        JsonNode id = b.getKey() == Integer.MAX_VALUE ? fallback : boundaries.get(b.getKey());
+                        if (!next.accept(result(id, output, b.getValue()))) {
                             break;
                         }
                     }
