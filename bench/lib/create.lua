@@ -32,27 +32,12 @@ local function post_headers()
    h["Content-Type"] = "application/json"
    return h
 end
-local ping
 function init(args)
-   share = thread_share()
-   ping = wrk.format("GET", "/ping")
+   fixed_init()
 end
 
--- wrk calls request() once on the first thread's state before it starts, only to check the
--- request (script_verify_request), and sends nothing then: so every thread's first request is a
--- ping, and no document is lost to that call.
-local first = true
 function request()
-   if first then
-      first = false
-      return ping
-   end
-   if sent < share then
-      sent = sent + 1
-      if t_first == 0 then t_first = now_us() end
-      return wrk.format("POST", nil, post_headers(), make_doc(id, sent))
-   end
-   return ping
+   return fixed_request(function() return wrk.format("POST", nil, post_headers(), make_doc(id, sent)) end)
 end
 
 function response(status, headers, body)

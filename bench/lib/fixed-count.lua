@@ -28,6 +28,31 @@ function thread_share()
    return math.floor(total / nthreads) + ((id < total % nthreads) and 1 or 0)
 end
 
+-- The thread's share and the ping it sends once its share is out (call from init()).
+local ping
+function fixed_init()
+   share = thread_share()
+   ping = wrk.format("GET", "/ping")
+end
+
+-- The next request: one of the thread's share, made by counted() (after sent is counted), or a
+-- ping once the share is out (wrk cannot idle a connection). wrk calls request() once on the
+-- first thread's state before it starts, only to check the request (script_verify_request), and
+-- sends nothing then: so every thread's first request is a ping, and no counted one is lost.
+local first = true
+function fixed_request(counted)
+   if first then
+      first = false
+      return ping
+   end
+   if sent < share then
+      sent = sent + 1
+      if t_first == 0 then t_first = now_us() end
+      return counted()
+   end
+   return ping
+end
+
 -- Marks this thread finished (a file in WEFT_DONE_DIR, which the script waits for) and stops it.
 function thread_finished()
    t_last = now_us()

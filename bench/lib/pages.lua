@@ -2,27 +2,14 @@
 -- of WEFT_PATH, then stops. After its share a connection whose next request is due sends
 -- GET /ping until the thread's GETs are answered.
 share, sent, ok, failed, t_first, t_last, finished = 0, 0, 0, 0, 0, 0, false
-local ping, get
+local get
 function init(args)
-   share = thread_share()
-   ping = wrk.format("GET", "/ping")
+   fixed_init()
    get = wrk.format("GET", os.getenv("WEFT_PATH"))
 end
 
--- wrk calls request() once on the first thread's state only to check it: the first request of
--- every thread is a ping, so no counted GET is lost to that call.
-local first = true
 function request()
-   if first then
-      first = false
-      return ping
-   end
-   if sent < share then
-      sent = sent + 1
-      if t_first == 0 then t_first = now_us() end
-      return get
-   end
-   return ping
+   return fixed_request(function() return get end)
 end
 
 function response(status, headers, body)
