@@ -6,6 +6,7 @@ import dev.weft.query.Filter;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -77,6 +78,18 @@ public interface Store extends AutoCloseable {
     }
 
     long count(Namespace ns, Filter filter, ReadMode mode);
+
+    /**
+     * Every document matching {@code filter}, in no particular order, read as up to {@code parts}
+     * disjoint ranges that may run at once, each on its own thread: range {@code i} hands its
+     * documents to {@code sinkOfPart.apply(i)} and to no other sink, so a caller keeps one
+     * partial result per range (a {@code $group}'s accumulators) and merges them at the end.
+     * Returns once every range is read. A store that cannot split reads one range.
+     */
+    default void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
+            IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        find(ns, new FindQuery(filter, null, 0, Long.MAX_VALUE, Optional.empty()), mode, sinkOfPart.apply(0));
+    }
 
     default long count(Namespace ns, Filter filter) {
         return count(ns, filter, ReadMode.SINGLE);
