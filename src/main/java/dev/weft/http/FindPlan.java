@@ -62,8 +62,8 @@ final class FindPlan {
             sent[0]++;
             sink.accept(params.view().matched(doc.json()));
         });
-        if (sent[0] < params.pageSize()) {
-            return Optional.empty();
+        if (sent[0] < params.pageSize() || params.sort().byTextScore()) {
+            return Optional.empty(); // a textScore is no stored value a cursor could continue after
         }
         SortPosition end = SortPosition.of(json.parse(last[0].json(), "stored document"), params.sort());
         return Optional.of(cursors.seal(end, params.fingerprint()));

@@ -5,6 +5,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.TextSearch;
 import dev.weft.query.Trigrams;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -116,12 +117,16 @@ public final class QueryPlanner {
     public static <I extends PlanIndex> Plan<I> plan(String coll, List<I> indexes, Filter filter, Sort sort, long skip,
                                                      long limit, Optional<String> hint, Probe<I> probe)
             throws SQLException {
+        Optional<TextSearch> text = filter.textSearch();
+        if (text.isPresent()) {
+            return textPlan(indexes, text.get());
+        }
         boolean unbounded = limit == Long.MAX_VALUE;
         Plan<I> byTrigrams = unbounded && sort != null ? null : trigramPlan(indexes, filter, hint);
         if (hint.isPresent()) {
             return byTrigrams != null ? byTrigrams : hinted(coll, indexes, filter, sort, unbounded, hint.get());
         }
-        indexes = indexes.stream().filter(i -> !i.spec().trigram() && WrittenFilter.implies(filter, i.spec())).toList();
+        indexes = indexes.stream().filter(i -> i.spec().ordered() && WrittenFilter.implies(filter, i.spec())).toList();
         List<Candidate<I>> candidates = new ArrayList<>();
         Optional<List<KeyRange>> idRanges = filter.keyRanges(ID_FIELDS, false);
         idRanges.ifPresent(r -> candidates.add(new Candidate<>(null, merge(r))));
@@ -178,6 +183,26 @@ public final class QueryPlanner {
         }
         return new Plan<>(best.index(), best.ranges(), false, false,
                 "IXSCAN " + best.name() + " " + best.ranges().size() + " range(s), sorted in memory");
+    }
+
+    /**
+     * A {@code $text} search always reads the text index, as MongoDB's: the documents holding any
+     * of its words' terms (none when it has no word but stop words and negations). A search the
+     * caller has not bound yet is bound here to the collection's text index; 400 when there is none.
+     */
+    private static <I extends PlanIndex> Plan<I> textPlan(List<I> indexes, TextSearch search) {
+        I index = indexes.stream().filter(i -> i.spec().isText()).findFirst()
+                .orElseThrow(() -> WeftException.badRequest(TextSearch.NO_INDEX));
+        if (!search.bound()) {
+            search.bind(index.spec().text());
+        }
+        List<byte[]> keys = search.lookupKeys();
+        String name = "TEXT " + index.spec().name() + " " + keys.size() + " term(s), sorted in memory";
+        if (keys.isEmpty()) {
+            return new Plan<>(index, List.of(), false, false, name, null);
+        }
+        List<Trigrams.Query> terms = keys.stream().<Trigrams.Query>map(Trigrams.Gram::new).toList();
+        return new Plan<>(index, null, false, false, name, terms.size() == 1 ? terms.getFirst() : new Trigrams.Any(terms));
     }
 
     /**

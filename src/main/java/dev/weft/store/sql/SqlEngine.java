@@ -18,6 +18,7 @@ import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TextScores;
 import dev.weft.store.plan.TopK;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -157,7 +158,7 @@ public final class SqlEngine {
      */
     public final class Find {
         private final Filter filter;
-        private final StoredMatcher matcher;
+        private StoredMatcher matcher;
         private final Sort sort;
         private final boolean everything;
         private final long skip;
@@ -193,6 +194,7 @@ public final class SqlEngine {
                 return List.of();
             }
             plan = plan(sql, coll, filter, sort, skip, limit, hint);
+            matcher = StoredMatcher.of(json, filter, sort); // planning bound a $text search: its fields are read now
             left = limit;
             done = false;
             if (!plan.ordered()) {
@@ -245,10 +247,12 @@ public final class SqlEngine {
         private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
             TopK top = new TopK(sort, skip, left, maxSortBytes);
+            TextScores scores = TextScores.of(filter, sort);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
                 JsonNode doc = matcher.readIfMatches(body);
                 if (doc != null) {
+                    scores.set(doc);
                     top.offer(id, body, doc);
                 }
                 return true;
