@@ -69,7 +69,8 @@ public final class PostgresStore extends SqlStore {
     private final WriteNotifier notifier;
 
     public PostgresStore(Settings settings, Json json) {
-        super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
+        super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
+                settings.trigramProbeCap()));
         this.settings = settings;
         PgUrl url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);

@@ -58,12 +58,14 @@ public final class SqlEngine {
     private final Dialect dialect;
     private final Json json;
     private final long maxSortBytes;
+    private final long trigramProbeCap;
     private final SqlDocumentWrites writes;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
 
-    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes) {
+    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap) {
+        this.trigramProbeCap = trigramProbeCap;
         this.dialect = dialect;
         this.json = json;
         this.maxSortBytes = maxSortBytes;
@@ -94,7 +96,7 @@ public final class SqlEngine {
                                                  long limit, Optional<String> hint) throws SQLException {
         while (true) {
             QueryPlanner.Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort,
-                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap));
+                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap), trigramProbeCap);
             if (dialect.severalWriters() && becameMultikey(sql, plan.index())) {
                 continue;
             }

@@ -70,7 +70,8 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
+        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
+                settings.trigramProbeCap()));
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
