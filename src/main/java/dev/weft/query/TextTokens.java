@@ -63,8 +63,27 @@ final class TextTokens {
         return text.toLowerCase(Locale.ROOT);
     }
 
+    /** Terms of words seen lately (most text repeats a small vocabulary): stemming is most of a search's time. */
+    private static final int CACHED_TERMS = 100_000;
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> TERMS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final String STOP = "";
+
     /** The term of {@code word} in {@code language}, or null for a stop word. */
     static String term(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
+        String key = word + '\u0000' + language.ordinal() + (keepCase ? 'C' : 'c') + (keepDiacritics ? 'D' : 'd');
+        String cached = TERMS.get(key);
+        if (cached == null) {
+            if (TERMS.size() >= CACHED_TERMS) {
+                TERMS.clear();
+            }
+            String term = derive(word, language, keepCase, keepDiacritics);
+            cached = term == null ? STOP : term;
+            TERMS.put(key, cached);
+        }
+        return cached.isEmpty() ? null : cached;
+    }
+
+    private static String derive(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
         String folded = stripDiacritics(lower(word));
         if (language.stopWord(folded)) {
             return null;
