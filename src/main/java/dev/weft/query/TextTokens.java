@@ -65,20 +65,23 @@ final class TextTokens {
 
     /** Terms of words seen lately (most text repeats a small vocabulary): stemming is most of a search's time. */
     private static final int CACHED_TERMS = 100_000;
-    private static final java.util.concurrent.ConcurrentHashMap<String, String> TERMS = new java.util.concurrent.ConcurrentHashMap<>();
+    /** One cache per language and case and diacritic sensitivity, keyed by the word. */
+    private static final List<java.util.concurrent.ConcurrentHashMap<String, String>> TERMS = java.util.stream.IntStream
+            .range(0, TextLanguage.values().length * 4).mapToObj(i -> new java.util.concurrent.ConcurrentHashMap<String, String>())
+            .toList();
     private static final String STOP = "";
 
     /** The term of {@code word} in {@code language}, or null for a stop word. */
     static String term(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
-        String key = word + '\u0000' + language.ordinal() + (keepCase ? 'C' : 'c') + (keepDiacritics ? 'D' : 'd');
-        String cached = TERMS.get(key);
+        var terms = TERMS.get(language.ordinal() * 4 + (keepCase ? 2 : 0) + (keepDiacritics ? 1 : 0));
+        String cached = terms.get(word);
         if (cached == null) {
-            if (TERMS.size() >= CACHED_TERMS) {
-                TERMS.clear();
+            if (terms.size() >= CACHED_TERMS) {
+                terms.clear();
             }
             String term = derive(word, language, keepCase, keepDiacritics);
             cached = term == null ? STOP : term;
-            TERMS.put(key, cached);
+            terms.put(word, cached);
         }
         return cached.isEmpty() ? null : cached;
     }
