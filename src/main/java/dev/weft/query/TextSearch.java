@@ -33,6 +33,10 @@ public final class TextSearch {
     private final List<String> phrases = new ArrayList<>();
     private final List<String> negatedPhrases = new ArrayList<>();
     private volatile TextIndex index;
+    /** The terms of the words and -words as the bound index's language derives them (set by {@link #bind}). */
+    private volatile Terms terms;
+
+    private record Terms(Set<String> wanted, Set<String> negated, Set<String> scored) {}
 
     private TextSearch(Optional<TextLanguage> language, boolean caseSensitive, boolean diacriticSensitive) {
         this.language = language;
@@ -105,6 +109,8 @@ public final class TextSearch {
     /** Makes this search read {@code index} (the collection's text index). */
     public void bind(TextIndex index) {
         this.index = index;
+        this.terms = new Terms(terms(words, caseSensitive, diacriticSensitive), terms(negatedWords, caseSensitive, diacriticSensitive),
+                terms(words, false, false));
     }
 
     public boolean bound() {
@@ -125,8 +131,9 @@ public final class TextSearch {
 
     /** The index keys a matching document holds at least one of: its words' terms (empty: nothing matches). */
     public List<byte[]> lookupKeys() {
+        index();
         List<byte[]> out = new ArrayList<>();
-        for (String term : terms(words, false, false)) {
+        for (String term : terms.scored()) {
             out.add(term.getBytes(StandardCharsets.UTF_8));
         }
         return out;
@@ -147,7 +154,7 @@ public final class TextSearch {
     /** MongoDB's match: some word, no negated word, every phrase, no negated phrase. */
     boolean matches(JsonNode doc) {
         TextIndex idx = index();
-        Set<String> wanted = terms(words, caseSensitive, diacriticSensitive);
+        Set<String> wanted = terms.wanted();
         if (wanted.isEmpty()) {
             return false;
         }
@@ -166,7 +173,7 @@ public final class TextSearch {
         if (wanted.stream().noneMatch(held::contains)) {
             return false;
         }
-        if (terms(negatedWords, caseSensitive, diacriticSensitive).stream().anyMatch(held::contains)) {
+        if (terms.negated().stream().anyMatch(held::contains)) {
             return false;
         }
         for (String phrase : phrases) {
@@ -189,7 +196,7 @@ public final class TextSearch {
 
     /** The document's {@code textScore} for this search (MongoDB's formula, {@link TextIndex#score}). */
     public double score(JsonNode doc) {
-        return index().score(doc, terms(words, false, false));
+        return index().score(doc, terms.scored());
     }
 
     /** The paths this search reads once bound (none before). */

@@ -65,6 +65,8 @@ final class TextTokens {
 
     /** Terms of words seen lately (most text repeats a small vocabulary): stemming is most of a search's time. */
     private static final int CACHED_TERMS = 100_000;
+    /** Longer words are stemmed each time, so the cache's memory stays bounded (about 8 maps of 100,000 short words). */
+    private static final int CACHED_WORD_CHARS = 40;
     /** One cache per language and case and diacritic sensitivity, keyed by the word. */
     private static final List<java.util.concurrent.ConcurrentHashMap<String, String>> TERMS = java.util.stream.IntStream
             .range(0, TextLanguage.values().length * 4).mapToObj(i -> new java.util.concurrent.ConcurrentHashMap<String, String>())
@@ -73,6 +75,9 @@ final class TextTokens {
 
     /** The term of {@code word} in {@code language}, or null for a stop word. */
     static String term(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
+        if (word.length() > CACHED_WORD_CHARS) {
+            return derive(word, language, keepCase, keepDiacritics);
+        }
         var terms = TERMS.get(language.ordinal() * 4 + (keepCase ? 2 : 0) + (keepDiacritics ? 1 : 0));
         String cached = terms.get(word);
         if (cached == null) {

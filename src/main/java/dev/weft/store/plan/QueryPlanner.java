@@ -53,6 +53,11 @@ public final class QueryPlanner {
     public static final List<IndexField> ID_FIELDS = List.of(new IndexField("_id", 1));
     private static final int MIN_PROBE_CAP = 1000;
     private static final int MAX_PROBE_CAP = 100_000;
+    /**
+     * Most terms a {@code $text} search looks up (one UNION part each); a longer search reads every
+     * document instead, which the search still decides (a bound on one statement's size, not a refusal).
+     */
+    static final int MAX_TEXT_LOOKUP_TERMS = 64;
     /** {@code trigram-probe-cap}'s default. */
     public static final long DEFAULT_TRIGRAM_PROBE_CAP = 10_000;
     /**
@@ -264,6 +269,9 @@ public final class QueryPlanner {
             search.bind(index.spec().text());
         }
         List<byte[]> keys = search.lookupKeys();
+        if (keys.size() > MAX_TEXT_LOOKUP_TERMS) {
+            return new Plan<>(null, null, false, false, "COLLSCAN (" + keys.size() + " $text terms), sorted in memory");
+        }
         String name = "TEXT " + index.spec().name() + " " + keys.size() + " term(s), sorted in memory";
         if (keys.isEmpty()) {
             return new Plan<>(index, List.of(), false, false, name, null);
