@@ -150,6 +150,28 @@ class TransactionsHttpTest {
     }
 
     @Test
+    void ndjsonIngestsAndAggregationsRunInsideToo() throws Exception {
+        start();
+        server.post("/db/c", "{\"_id\":\"old\",\"n\":1}");
+        String sid = session("admin");
+        long t = begin("admin", sid);
+        HttpResponse<String> ingested = server.send("POST", in("/db/c", sid, t), "{\"_id\":\"l1\",\"n\":2}\n{\"_id\":\"l2\",\"n\":3}\n",
+                "Content-Type", "application/x-ndjson");
+        assertStatus(ingested, 200);
+        assertThat(ingested.body()).contains("\"inserted\":2");
+        String count = "[{\"$match\":{\"n\":{\"$gte\":1}}},{\"$count\":\"n\"}]";
+        assertThat(JSON.parse(server.post(in("/db/c/_aggrs", sid, t), count).body(), "r").get(0).get("n").asInt()).isEqualTo(3);
+        assertThat(JSON.parse(server.post("/db/c/_aggrs", count).body(), "r").get(0).get("n").asInt()).isEqualTo(1);
+        HttpResponse<String> export = server.send("GET", in("/db/c?sort=" + q("{\"_id\":1}"), sid, t), null,
+                "Accept", "application/x-ndjson");
+        assertThat(export.body().lines().toList()).hasSize(3);
+        assertStatus(server.get("/db/c/l1"), 404);
+        assertStatus(server.patch("/_sessions/" + sid + "/_txns/" + t, null), 200);
+        assertStatus(server.get("/db/c/l1"), 200);
+        assertStatus(server.get("/db/c/l2"), 200);
+    }
+
+    @Test
     void abortDiscardsEveryWrite() throws Exception {
         start();
         server.post("/db/c", "{\"_id\":\"x\",\"n\":1}");
