@@ -36,8 +36,16 @@ import tools.jackson.databind.node.ObjectNode;
  * commit under the overlay), not one snapshot.
  */
 final class OverlayTransaction implements Transaction {
-    /** A document as this transaction left it; {@code doc} null when it deleted it. */
-    record Entry(Namespace ns, JsonNode id, ObjectNode doc, byte[] body) {}
+    /**
+     * A document as this transaction left it: its stored bytes, null when it deleted it. Only the
+     * bytes are kept (parsed again when read), so what a transaction holds is what
+     * {@code txn-max-bytes} counts, not a multiple of it.
+     */
+    record Entry(Namespace ns, JsonNode id, byte[] body) {
+        boolean deleted() {
+            return body == null;
+        }
+    }
 
     /** The committed state a written document was in when this transaction first read it. */
     record Base(boolean existed, String etag) {}
@@ -71,7 +79,7 @@ final class OverlayTransaction implements Transaction {
     public Optional<StoredDocument> get(Namespace ns, JsonNode id) {
         Entry e = entries.get(DocKey.of(ns, AbstractDocumentWrites.key(id)));
         if (e != null) {
-            return e.doc() == null ? Optional.empty() : Optional.of(new StoredDocument(e.body()));
+            return e.deleted() ? Optional.empty() : Optional.of(new StoredDocument(e.body()));
         }
         return overlays.base.get(ns, id);
     }
@@ -99,8 +107,9 @@ final class OverlayTransaction implements Transaction {
             }
         });
         for (Entry e : mine) {
-            if (e.doc() != null && query.filter().matches(e.doc())) {
-                found.add(new Found(AbstractDocumentWrites.key(e.id()), e.doc(), e.body()));
+            JsonNode doc = parsed(e);
+            if (doc != null && query.filter().matches(doc)) {
+                found.add(new Found(AbstractDocumentWrites.key(e.id()), doc, e.body()));
             }
         }
         Comparator<JsonNode> bySort = query.sort().comparator();
@@ -120,11 +129,17 @@ final class OverlayTransaction implements Transaction {
             if (committed.isPresent() && f.matches(overlays.json.parse(committed.get().json(), "stored document"))) {
                 n--;
             }
-            if (e.doc() != null && f.matches(e.doc())) {
+            JsonNode doc = parsed(e);
+            if (doc != null && f.matches(doc)) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** The entry's document, or null when deleted. */
+    private ObjectNode parsed(Entry e) {
+        return e.deleted() ? null : overlays.json.parseObject(e.body(), "written document");
     }
 
     private List<Entry> entriesOf(Namespace ns) {
@@ -206,7 +221,7 @@ final class OverlayTransaction implements Transaction {
         DocKey k = DocKey.of(ns, key);
         Entry e = entries.get(k);
         if (e != null) {
-            return e.doc();
+            return parsed(e);
         }
         JsonNode id = ids.get(k);
         ObjectNode doc = id == null ? null : overlays.base.get(ns, id)
@@ -215,8 +230,8 @@ final class OverlayTransaction implements Transaction {
         return doc;
     }
 
-    /** Records the document's new state; a document another open transaction wrote is a conflict. */
-    void write(Namespace ns, JsonNode id, ObjectNode doc, byte[] body) {
+    /** Records the document's new state (its bytes; null: deleted); a document another open transaction wrote is a conflict. */
+    void write(Namespace ns, JsonNode id, byte[] body) {
         DocKey k = DocKey.of(ns, AbstractDocumentWrites.key(id));
         ids.putIfAbsent(k, id);
         if (!entries.containsKey(k) && !bases.containsKey(k)) {
@@ -233,7 +248,7 @@ final class OverlayTransaction implements Transaction {
             throw TxnErrors.writeConflict();
         }
         journal.add(new Undo(k, entries.get(k), claimedNow));
-        entries.put(k, new Entry(ns, id, doc, body));
+        entries.put(k, new Entry(ns, id, body));
     }
 
     private void undo(int mark) {
@@ -258,8 +273,8 @@ final class OverlayTransaction implements Transaction {
         List<DocumentChange> changes = new ArrayList<>();
         entries.forEach((k, e) -> {
             Base base = bases.getOrDefault(k, new Base(false, null));
-            if (base.existed() || e.doc() != null) {
-                changes.add(new DocumentChange(e.ns(), e.id(), base.existed(), base.etag(), e.doc(), e.body()));
+            if (base.existed() || !e.deleted()) {
+                changes.add(new DocumentChange(e.ns(), e.id(), base.existed(), base.etag(), parsed(e), e.body()));
             }
         });
         try {

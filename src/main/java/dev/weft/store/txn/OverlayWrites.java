@@ -47,17 +47,17 @@ final class OverlayWrites extends AbstractDocumentWrites<OverlayTransaction, Nam
         if (tx.load(ns, key) != null) {
             throw WeftException.conflict(DuplicateKey.id(json.text(id)));
         }
-        tx.write(ns, id, doc, body);
+        tx.write(ns, id, body);
     }
 
     @Override
     protected void rewrite(OverlayTransaction tx, Namespace ns, ObjectNode old, ObjectNode doc, byte[] body) {
-        tx.write(ns, doc.get("_id"), doc, body);
+        tx.write(ns, doc.get("_id"), body);
     }
 
     @Override
     protected void remove(OverlayTransaction tx, Namespace ns, ObjectNode old) {
-        tx.write(ns, old.get("_id"), null, null);
+        tx.write(ns, old.get("_id"), null);
     }
 
     /** The store's matches not overlaid, then the overlay's documents (the caller matches each). */
@@ -75,7 +75,7 @@ final class OverlayWrites extends AbstractDocumentWrites<OverlayTransaction, Nam
             }
         });
         for (OverlayTransaction.Entry e : tx.entries.values()) {
-            if (e.ns().equals(ns) && e.doc() != null) {
+            if (e.ns().equals(ns) && !e.deleted()) {
                 found.add(new Candidate(key(e.id()), e.body()));
             }
         }

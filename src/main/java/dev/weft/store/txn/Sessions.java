@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounds, each a setting: sessions open at once ({@code max-sessions}), transactions open at
  * once ({@code max-open-txns}, 503 past it), a session unused for {@code session-idle-timeout-ms}
- * is ended, and a transaction with no request for {@code txn-idle-timeout-ms} is aborted by a
- * background sweep, releasing what it holds. Requests of one session run one at a time (a second
+ * is ended, and a transaction with no request for {@code txn-idle-timeout-ms}, or open for
+ * {@code txn-lifetime-ms}, is aborted by a background sweep, releasing what it holds. Requests of one session run one at a time (a second
  * waits up to {@code query-timeout-ms} for the first, then 409); the sweep never waits for a
  * session in use, which is not idle.
  */
@@ -43,6 +43,7 @@ public final class Sessions implements AutoCloseable {
     private final long sessionIdleMs;
     private final int maxOpenTxns;
     private final long txnIdleMs;
+    private final long txnLifetimeMs;
     private final long busyWaitMs;
     private final LongSupplier clock;
     private final ConcurrentHashMap<UUID, Session> sessions = new ConcurrentHashMap<>();
@@ -53,16 +54,17 @@ public final class Sessions implements AutoCloseable {
 
     public Sessions(Store store, Settings settings) {
         this(store, settings.maxSessions(), settings.sessionIdleTimeoutMs(), settings.maxOpenTxns(),
-                settings.txnIdleTimeoutMs(), settings.queryTimeoutMs(), System::currentTimeMillis);
+                settings.txnIdleTimeoutMs(), settings.txnLifetimeMs(), settings.queryTimeoutMs(), System::currentTimeMillis);
     }
 
-    Sessions(Store store, int maxSessions, long sessionIdleMs, int maxOpenTxns, long txnIdleMs, long busyWaitMs,
-             LongSupplier clock) {
+    Sessions(Store store, int maxSessions, long sessionIdleMs, int maxOpenTxns, long txnIdleMs, long txnLifetimeMs,
+             long busyWaitMs, LongSupplier clock) {
         this.store = store;
         this.maxSessions = maxSessions;
         this.sessionIdleMs = sessionIdleMs;
         this.maxOpenTxns = maxOpenTxns;
         this.txnIdleMs = txnIdleMs;
+        this.txnLifetimeMs = txnLifetimeMs;
         this.busyWaitMs = busyWaitMs;
         this.clock = clock;
     }
@@ -130,8 +132,9 @@ public final class Sessions implements AutoCloseable {
         private Status status = Status.NONE;
         private Transaction txn;
         private volatile long lastUsed;
-        /** When a request last ran in the open transaction (reading its state does not count). */
+        /** When a request last ran in the open transaction (reading its state does not count), and when it started. */
         private long txnUsed;
+        private long txnStarted;
 
         private Session(UUID sid, String owner) {
             this.sid = sid;
@@ -189,6 +192,7 @@ public final class Sessions implements AutoCloseable {
                 number++;
                 status = Status.IN;
                 txnUsed = clock.getAsLong();
+                txnStarted = txnUsed;
                 return Optional.of(number);
             });
         }
@@ -272,8 +276,10 @@ public final class Sessions implements AutoCloseable {
                 return;
             }
             try {
-                if (status == Status.IN && now - txnUsed >= txnIdleMs) {
-                    LOG.info("transaction {} of session {} aborted: idle past txn-idle-timeout-ms", number, sid);
+                boolean idle = now - txnUsed >= txnIdleMs;
+                if (status == Status.IN && (idle || now - txnStarted >= txnLifetimeMs)) {
+                    LOG.info("transaction {} of session {} aborted: {}", number, sid,
+                            idle ? "idle past txn-idle-timeout-ms" : "open past txn-lifetime-ms");
                     txn.abort();
                     finish(Status.ABORTED);
                 }
@@ -299,7 +305,7 @@ public final class Sessions implements AutoCloseable {
             if (reaper != null) {
                 return;
             }
-            long every = Math.clamp(Math.min(txnIdleMs, sessionIdleMs) / 4, 5, 1000);
+            long every = Math.clamp(Math.min(Math.min(txnIdleMs, txnLifetimeMs), sessionIdleMs) / 4, 5, 1000);
             reaper = Thread.ofVirtual().name("weft-txn-reaper").start(() -> {
                 while (!closed) {
                     try {

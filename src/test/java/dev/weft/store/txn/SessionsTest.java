@@ -49,7 +49,7 @@ class SessionsTest {
             });
 
     private Sessions sessions(int maxSessions, int maxOpenTxns) {
-        return new Sessions(store, maxSessions, 10_000, maxOpenTxns, 500, 1_000, now::get);
+        return new Sessions(store, maxSessions, 10_000, maxOpenTxns, 500, 5_000, 1_000, now::get);
     }
 
     @Test
@@ -127,6 +127,22 @@ class SessionsTest {
         now.addAndGet(10_000);
         sessions.sweep();
         assertThatThrownBy(() -> sessions.session(s.sid(), "alice")).hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void aTransactionOpenPastItsLifetimeIsAbortedHoweverBusy() {
+        Sessions sessions = sessions(10, 1);
+        Sessions.Session s = sessions.create("alice");
+        long started = now.get();
+        s.start();
+        while (s.state().status() == Sessions.Status.IN && now.get() - started < 60_000) {
+            s.inTransaction(1, t -> null); // never idle
+            now.addAndGet(400);
+            sessions.sweep();
+        }
+        assertThat(now.get() - started).isBetween(5_000L, 5_400L);
+        assertThat(s.state()).isEqualTo(new Sessions.TxnState(1, Sessions.Status.ABORTED));
+        assertThat(begun.getFirst().ended).isEqualTo("aborted");
     }
 
     @Test
