@@ -67,7 +67,8 @@ final class PgTransactions implements AutoCloseable {
     /** The pool, opened at the first transaction: a store nobody uses transactions on holds no connection for them. */
     private synchronized HikariDataSource pool() {
         if (pool == null) {
-            pool = PgConnections.pool(url, settings, "weft-pg-txn", false);
+            // opened lazily, so never waited for at start: a database down now is the begin's 503
+            pool = PgConnections.pool(url, settings, "weft-pg-txn", true);
             pool.getHikariConfigMXBean().setMaximumPoolSize(settings.maxOpenTxns());
             pool.getHikariConfigMXBean().setMinimumIdle(0);
         }
