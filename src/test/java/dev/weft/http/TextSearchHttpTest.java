@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * Issue 22, items 1 and 3: MongoDB's text indexes and {@code $text} through the API, with the
  * cases of MongoDB's $text manual page (words ORed, negation, phrases, stemming, case and
  * diacritics, textScore in keys and sort), built over existing documents, kept by every write
- * path, dropped with the collection, and under the access rules. Runs on both stores.
+ * path (single, array, ndjson, PUT, bulk PATCH, deletes, a committed transaction), dropped with the collection, and under the access rules. Runs on both stores.
  */
 class TextSearchHttpTest {
     /** The articles of MongoDB's $text manual page. */
@@ -81,6 +81,17 @@ class TextSearchHttpTest {
             assertThat(scored.statusCode()).as(scored.body()).isEqualTo(200);
             assertThat(scored.body()).isEqualTo("[{\"_id\":1,\"subject\":\"coffee\",\"score\":1.0},"
                     + "{\"_id\":2,\"subject\":\"Coffee Shopping\",\"score\":0.75},{\"_id\":7,\"subject\":\"coffee and cream\",\"score\":0.75}]");
+
+            // a transaction's writes reach the index when it commits
+            String location = weft.post("/_sessions", null).headers().firstValue("Location").orElseThrow();
+            String sid = location.substring(location.length() - 36);
+            String txnLocation = weft.post("/_sessions/" + sid + "/_txns", null).headers().firstValue("Location").orElseThrow();
+            String txn = txnLocation.substring(txnLocation.lastIndexOf('/') + 1);
+            assertThat(weft.post("/db/articles?sid=" + sid + "&txn=" + txn, "{\"_id\":9,\"subject\":\"espresso beans\"}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(ids(weft, search("espresso"))).isEqualTo("[]");
+            assertThat(weft.patch("/_sessions/" + sid + "/_txns/" + txn, null).statusCode()).isEqualTo(200);
+            assertThat(ids(weft, search("espresso"))).isEqualTo("[{\"_id\":9}]");
 
             // deletes and bulk deletes leave the index
             assertThat(weft.delete("/db/articles/1?id_type=NUMBER").statusCode()).isEqualTo(204);
