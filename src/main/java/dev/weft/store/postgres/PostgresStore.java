@@ -17,6 +17,7 @@ import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
+import dev.weft.store.sql.ParallelScans;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
@@ -27,6 +28,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
@@ -67,6 +69,7 @@ public final class PostgresStore extends SqlStore {
     private final PgWrites writes;
     private final PgEventLog events;
     private final WriteNotifier notifier;
+    private final ParallelScans parallelScans;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
@@ -96,6 +99,9 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump);
+        this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
+                settings.scanSplitMinRows());
+        engine.splitWith(parallelScans);
         catalog.listen();
     }
 
@@ -229,6 +235,28 @@ public final class PostgresStore extends SqlStore {
         return reads.read(mode, true, () -> true, reads.timed(time, sql -> engine.count(sql, coll(ns), filter, time)));
     }
 
+    @Override
+    public void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
+                          IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        QueryTime time = QueryTime.start(settings.queryTimeoutMs());
+        java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
+        reads.read(mode, true, () -> !sent.get(), reads.timed(time, sql -> {
+            engine.scanParts(sql, coll(ns), filter, time, parts, part -> {
+                Consumer<StoredDocument> sink = sinkOfPart.apply(part);
+                return doc -> {
+                    sent.set(true);
+                    sink.accept(doc);
+                };
+            });
+            return null;
+        }));
+    }
+
+    /** Queries read split (for tests). */
+    public long splitScans() {
+        return parallelScans.splitScans();
+    }
+
     private Catalog.Coll coll(Namespace ns) {
         return requireColl(catalog.fresh(() -> catalog.current().colls().containsKey(ns)), ns);
     }
@@ -266,6 +294,7 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        parallelScans.close();
         catalog.close();
         notifier.close();
         events.close();
