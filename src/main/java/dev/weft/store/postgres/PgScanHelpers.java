@@ -12,7 +12,7 @@ import java.sql.SQLException;
  * a read-only repeatable-read transaction on the querying transaction's own snapshot
  * ({@code pg_export_snapshot}): the parts together see exactly what one transaction would. A
  * connection is taken only while another stays idle for the small reads or the pool may still
- * grow, and a snapshot the primary cannot import (a read on a replica) leaves the query unsplit.
+ * grow; a read on a replica is not split.
  */
 final class PgScanHelpers implements ParallelScans.Helpers {
     /** Idle connections a split leaves in the pool for everything else. */
@@ -32,9 +32,14 @@ final class PgScanHelpers implements ParallelScans.Helpers {
             return null;
         }
         String snapshot;
-        try (ResultSet rs = main.prepare("SELECT pg_export_snapshot()").executeQuery()) {
+        // a replica (in recovery) is not asked to export: the helpers read the primary
+        try (ResultSet rs = main.prepare("SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_export_snapshot() END")
+                .executeQuery()) {
             rs.next();
             snapshot = rs.getString(1);
+        }
+        if (snapshot == null) {
+            return null;
         }
         SqlConnection sql = new SqlConnection(pool.getConnection());
         try {
