@@ -14,6 +14,7 @@ import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
+import dev.weft.store.Transaction;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
@@ -70,6 +71,7 @@ public final class PostgresStore extends SqlStore {
     private final PgEventLog events;
     private final WriteNotifier notifier;
     private final ParallelScans parallelScans;
+    private final PgTransactions txns;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
@@ -102,6 +104,7 @@ public final class PostgresStore extends SqlStore {
         this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
+        this.txns = new PgTransactions(url, settings, catalog, engine, events, notifier, this::bump);
         catalog.listen();
     }
 
@@ -274,6 +277,12 @@ public final class PostgresStore extends SqlStore {
         return ops.isEmpty() ? List.of() : writes.writeAll(ops, durability);
     }
 
+    /** See {@link PgTransactions}: a connection held from begin to commit or abort. */
+    @Override
+    public Transaction begin() {
+        return txns.begin();
+    }
+
     // --- for tests -----------------------------------------------------------------------
 
     public long plans() {
@@ -295,6 +304,7 @@ public final class PostgresStore extends SqlStore {
     @Override
     public void close() {
         parallelScans.close();
+        txns.close();
         catalog.close();
         notifier.close();
         events.close();
