@@ -106,11 +106,13 @@ public final class ParallelScans {
      * Reads every row of {@code coll} whose body may match {@code filter} (its required text is
      * checked in the database), split when worth it, each reader handing its rows to its own part
      * {@code partOf.apply(reader)}; returns the parts, or null when the read was not split (the
-     * caller then reads as usual; nothing was read).
+     * caller then reads as usual; nothing was read). Without {@code ids}, rows come with a null
+     * id (one column less copied out of the database per row).
      */
     public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
-                                 int maxParts, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
-        return run(main, dialect, coll, filter, time, maxParts, false, partOf, rows);
+                                 int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
+        return run(main, dialect, coll, filter, time, maxParts, new RangeQuery(coll, filter, dialect, false, ids), partOf,
+                rows);
     }
 
     /**
@@ -121,7 +123,8 @@ public final class ParallelScans {
     public List<byte[]> ordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                 boolean descending, int want, RowFilter keep) throws SQLException {
         Ordered order = new Ordered(want);
-        List<Ordered> done = run(main, dialect, coll, filter, time, parts, descending, reader -> order,
+        List<Ordered> done = run(main, dialect, coll, filter, time, parts,
+                new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
                 new PartRows<>() {
                     @Override
                     public boolean row(Ordered o, int range, byte[] id, byte[] body) {
@@ -187,7 +190,7 @@ public final class ParallelScans {
     }
 
     private <A> List<A> run(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
-                            int maxParts, boolean descending, IntFunction<A> partOf, PartRows<A> rows)
+                            int maxParts, RangeQuery query, IntFunction<A> partOf, PartRows<A> rows)
             throws SQLException {
         int readers = Math.min(maxParts, parts);
         if (readers < 2 || !slots.tryAcquire()) {
@@ -213,7 +216,7 @@ public final class ParallelScans {
                 return null;
             }
             splitScans.incrementAndGet();
-            Split<A> split = new Split<>(new RangeQuery(coll, filter, dialect, descending), cuts, descending, rows);
+            Split<A> split = new Split<>(query, cuts, rows);
             return split.read(main, time, taken, partOf);
         } finally {
             taken.forEach(helpers::giveBack);
@@ -231,11 +234,11 @@ public final class ParallelScans {
         private final AtomicInteger next = new AtomicInteger();
         private volatile boolean failed;
 
-        Split(RangeQuery query, List<byte[]> cuts, boolean descending, PartRows<A> rows) {
+        Split(RangeQuery query, List<byte[]> cuts, PartRows<A> rows) {
             this.query = query;
             this.cuts = cuts;
             this.ranges = cuts.size() + 1;
-            this.descending = descending;
+            this.descending = query.descending;
             this.rows = rows;
         }
 
@@ -262,16 +265,25 @@ public final class ParallelScans {
                 failed = true;
                 first = e;
             }
+            // every helper is waited for, also when interrupted: its connection goes back only once it is done
+            boolean interrupted = false;
             for (Future<?> f : running) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    first = first == null ? e.getCause() : first;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    failed = true;
-                    first = first == null ? e : first;
+                while (true) {
+                    try {
+                        f.get();
+                        break;
+                    } catch (ExecutionException e) {
+                        first = first == null ? e.getCause() : first;
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                        failed = true; // the helpers stop at their next row
+                        first = first == null ? e : first;
+                    }
                 }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             if (first instanceof SQLException s) {
                 throw s;
@@ -312,16 +324,22 @@ public final class ParallelScans {
         private final TextPrefilter prefilter;
         private final Dialect dialect;
         private final String order;
+        private final boolean descending;
+        private final boolean ids;
 
-        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending) {
+        /** {@code ids}: the statement reads the id of each row too. */
+        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending, boolean ids) {
             this.table = coll.table();
             this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "body");
             this.dialect = dialect;
+            this.descending = descending;
             this.order = descending ? " ORDER BY id DESC" : " ORDER BY id";
+            this.ids = ids;
         }
 
         void read(SqlConnection sql, byte[] low, byte[] high, Scan.Rows rows) throws SQLException {
-            StringBuilder q = new StringBuilder("SELECT id, body FROM ").append(table).append(" WHERE 1 = 1");
+            StringBuilder q = new StringBuilder(ids ? "SELECT body, id FROM " : "SELECT body FROM ").append(table)
+                    .append(" WHERE 1 = 1");
             if (low != null) {
                 q.append(" AND id >= ?");
             }
@@ -342,7 +360,8 @@ public final class ParallelScans {
             prefilter.bind(ps, p);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {
+                    byte[] body = rs.getBytes(1);
+                    if (!rows.row(ids ? rs.getBytes(2) : null, body)) {
                         return;
                     }
                 }

@@ -282,7 +282,7 @@ public final class SqlEngine {
             done = true;
             ParallelScans scans = parallel;
             if (scans != null && wholeCollection(plan)) {
-                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE,
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
                         reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
                         (part, range, id, body) -> part.offer(id, body));
                 if (parts != null) {
@@ -328,7 +328,7 @@ public final class SqlEngine {
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)) {
             StoredMatcher shared = StoredMatcher.of(json, f, null);
-            List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE,
+            List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
                     reader -> new long[1], (part, range, id, body) -> {
                         if (shared.matches(body)) {
                             part[0]++;
@@ -364,7 +364,7 @@ public final class SqlEngine {
         StoredMatcher matcher = StoredMatcher.of(json, f, null);
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)
-                && scans.unordered(sql, dialect, coll, f, time, parts, reader -> new Sink(matcher, sinkOfPart.apply(reader)),
+                && scans.unordered(sql, dialect, coll, f, time, parts, false, reader -> new Sink(matcher, sinkOfPart.apply(reader)),
                         (part, range, id, body) -> part.accept(body)) != null) {
             return;
         }
