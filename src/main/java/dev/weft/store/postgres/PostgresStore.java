@@ -18,6 +18,7 @@ import dev.weft.store.Transaction;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
+import dev.weft.store.sql.ParallelScans;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
@@ -28,6 +29,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
@@ -68,6 +70,7 @@ public final class PostgresStore extends SqlStore {
     private final PgWrites writes;
     private final PgEventLog events;
     private final WriteNotifier notifier;
+    private final ParallelScans parallelScans;
     private final PgTransactions txns;
 
     public PostgresStore(Settings settings, Json json) {
@@ -99,6 +102,9 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump);
+        this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
+                settings.scanSplitMinRows());
+        engine.splitWith(parallelScans);
         this.txns = new PgTransactions(url, settings, catalog, engine, events, notifier, this::bump);
         catalog.listen();
     }
@@ -233,6 +239,28 @@ public final class PostgresStore extends SqlStore {
         return reads.read(mode, true, () -> true, reads.timed(time, sql -> engine.count(sql, coll(ns), filter, time)));
     }
 
+    @Override
+    public void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
+                          IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        QueryTime time = QueryTime.start(settings.queryTimeoutMs());
+        java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
+        reads.read(mode, true, () -> !sent.get(), reads.timed(time, sql -> {
+            engine.scanParts(sql, coll(ns), filter, time, parts, part -> {
+                Consumer<StoredDocument> sink = sinkOfPart.apply(part);
+                return doc -> {
+                    sent.set(true);
+                    sink.accept(doc);
+                };
+            });
+            return null;
+        }));
+    }
+
+    /** Queries read split (for tests). */
+    public long splitScans() {
+        return parallelScans.splitScans();
+    }
+
     private Catalog.Coll coll(Namespace ns) {
         return requireColl(catalog.fresh(() -> catalog.current().colls().containsKey(ns)), ns);
     }
@@ -276,6 +304,7 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        parallelScans.close();
         txns.close();
         catalog.close();
         notifier.close();

@@ -66,6 +66,8 @@ public final class SqlEngine {
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
+    /** Null until the store gives its helpers: then whole-collection reads may be split. */
+    private volatile ParallelScans parallel;
 
     public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap) {
         this.trigramProbeCap = trigramProbeCap;
@@ -77,6 +79,16 @@ public final class SqlEngine {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** From now on, counts, unordered finds and {@code _id}-ordered finds over a whole collection may be split. */
+    public void splitWith(ParallelScans scans) {
+        this.parallel = scans;
+    }
+
+    /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
+    private static boolean wholeCollection(QueryPlanner.Plan<Catalog.Index> plan) {
+        return plan.index() == null && plan.ranges() == null && plan.trigrams() == null;
     }
 
     // --- reads -----------------------------------------------------------------------------------
@@ -205,6 +217,11 @@ public final class SqlEngine {
             if (!plan.ordered()) {
                 return heap(sql, coll);
             }
+            List<byte[]> split = orderedSplit(sql, coll);
+            if (split != null) {
+                done = true;
+                return split;
+            }
             scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
             toSkip = everything ? scan.unskipped() : skip;
             return next(sql);
@@ -224,6 +241,22 @@ public final class SqlEngine {
                 throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
                         + " this read, so its order no longer holds; retry the read");
             }
+        }
+
+        /**
+         * An {@code _id}-ordered walk of the whole collection for a filter, its first page at most
+         * a chunk deep, read split (null when it was not): every range keeps its first
+         * skip+limit matches, and the page is cut from the ranges in order.
+         */
+        private List<byte[]> orderedSplit(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+            ParallelScans scans = parallel;
+            if (scans == null || everything || !wholeCollection(plan) || skip + limit > CHUNK_ROWS) {
+                return null;
+            }
+            int want = (int) (skip + limit);
+            List<byte[]> page = scans.ordered(sql, dialect, coll, filter, time, plan.descending(), want,
+                    matcher::matches);
+            return page == null ? null : page.subList((int) Math.min(skip, page.size()), page.size());
         }
 
         /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
@@ -251,6 +284,17 @@ public final class SqlEngine {
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
+            ParallelScans scans = parallel;
+            if (scans != null && wholeCollection(plan)) {
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
+                        reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
+                        (part, range, id, body) -> part.offer(id, body));
+                if (parts != null) {
+                    TopK top = parts.getFirst().top();
+                    parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
+                    return top.result();
+                }
+            }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             TextScores scores = TextScores.of(filter, sort);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
@@ -266,6 +310,17 @@ public final class SqlEngine {
         }
     }
 
+    /** One reader's share of a split unordered find: its heap (the matcher is shared: it keeps no state). */
+    private record Heap(StoredMatcher matcher, TopK top) {
+        boolean offer(byte[] id, byte[] body) {
+            JsonNode doc = matcher.readIfMatches(body);
+            if (doc != null) {
+                top.offer(id, body, doc);
+            }
+            return true;
+        }
+    }
+
     /** The documents matching {@code filter} (null: all), counted under {@code time}. */
     public long count(SqlConnection sql, Catalog.Coll coll, Filter filter, QueryTime time) throws SQLException {
         Filter f = filter == null ? ALL : filter;
@@ -276,6 +331,20 @@ public final class SqlEngine {
             }
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        ParallelScans scans = parallel;
+        if (scans != null && wholeCollection(plan)) {
+            StoredMatcher shared = StoredMatcher.of(json, f, null);
+            List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
+                    reader -> new long[1], (part, range, id, body) -> {
+                        if (shared.matches(body)) {
+                            part[0]++;
+                        }
+                        return true;
+                    });
+            if (parts != null) {
+                return parts.stream().mapToLong(p -> p[0]).sum();
+            }
+        }
         long[] n = {0};
         StoredMatcher matcher = StoredMatcher.of(json, f, null);
         Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
@@ -286,6 +355,40 @@ public final class SqlEngine {
             return true;
         });
         return n[0];
+    }
+
+    /**
+     * Every document matching {@code filter} handed to the sink of the reader that read it: split
+     * into up to {@code parts} readers when the plan reads the whole collection, else all to
+     * {@code sinkOfPart.apply(0)} on this thread.
+     */
+    public void scanParts(SqlConnection sql, Catalog.Coll coll, Filter filter, QueryTime time, int parts,
+                          java.util.function.IntFunction<java.util.function.Consumer<StoredDocument>> sinkOfPart)
+            throws SQLException {
+        Filter f = filter == null ? ALL : filter;
+        QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
+        ParallelScans scans = parallel;
+        if (scans != null && wholeCollection(plan)
+                && scans.unordered(sql, dialect, coll, f, time, parts, false, reader -> new Sink(matcher, sinkOfPart.apply(reader)),
+                        (part, range, id, body) -> part.accept(body)) != null) {
+            return;
+        }
+        Sink sink = new Sink(matcher, sinkOfPart.apply(0));
+        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
+            time.row();
+            return sink.accept(body);
+        });
+    }
+
+    /** One reader's share of {@link #scanParts}: its matcher and its caller's sink. */
+    private record Sink(StoredMatcher matcher, java.util.function.Consumer<StoredDocument> out) {
+        boolean accept(byte[] body) {
+            if (matcher.matches(body)) {
+                out.accept(new StoredDocument(body));
+            }
+            return true;
+        }
     }
 
     /** Every document {@code filter} may match, once each, in no order (the searches of bulk writes). */
