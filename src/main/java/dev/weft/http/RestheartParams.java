@@ -7,14 +7,11 @@ import java.util.Optional;
 
 /**
  * RESTHeart's query parameters that Weft does not honour are refused with 400 naming them,
- * never silently ignored: a client asking for {@code rep=hal} or a transaction ({@code sid},
- * {@code txn}) must not get the standard representation or an immediate write as if it were
- * what it asked for. The table of every RESTHeart parameter is in the README.
+ * never silently ignored: a client asking for {@code rep=hal} must not get the standard
+ * representation as if it were what it asked for. The table of every RESTHeart parameter is in the README.
  */
 final class RestheartParams {
     private static final Map<String, String> REFUSED = Map.ofEntries(
-            Map.entry("sid", "client sessions are not supported"),
-            Map.entry("txn", "transactions are not supported"),
             Map.entry("hal", "the HAL representation is not supported"),
             Map.entry("np", "np is not supported: GET /db and /db/coll answer names and documents only"),
             Map.entry("checkEtag", "checkEtag is not supported: send If-Match to make a write conditional"),

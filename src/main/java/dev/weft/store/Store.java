@@ -129,6 +129,17 @@ public interface Store extends AutoCloseable {
         return writeAll(ops, Durability.HARD);
     }
 
+    // --- transactions --------------------------------------------------------------------
+
+    /**
+     * Opens a multi-document transaction ({@link Transaction}): its reads see its writes, nobody
+     * else does before its commit, and its events reach the {@link EventLog} at commit, as one
+     * commit. A store without transactions answers 501.
+     */
+    default Transaction begin() {
+        throw new dev.weft.core.WeftException(501, "this store does not support transactions");
+    }
+
     // --- change events -------------------------------------------------------------------
 
     /** The log of committed changes change streams read (every store keeps one). */

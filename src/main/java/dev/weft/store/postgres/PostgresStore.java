@@ -14,6 +14,7 @@ import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
+import dev.weft.store.Transaction;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
@@ -68,6 +69,7 @@ public final class PostgresStore extends SqlStore {
     private final PgWrites writes;
     private final PgEventLog events;
     private final WriteNotifier notifier;
+    private final PgTransactions txns;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
@@ -97,6 +99,7 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump);
+        this.txns = new PgTransactions(url, settings, catalog, engine, events, notifier, this::bump);
         catalog.listen();
     }
 
@@ -253,6 +256,12 @@ public final class PostgresStore extends SqlStore {
         return ops.isEmpty() ? List.of() : writes.writeAll(ops, durability);
     }
 
+    /** See {@link PgTransactions}: a connection held from begin to commit or abort. */
+    @Override
+    public Transaction begin() {
+        return txns.begin();
+    }
+
     // --- for tests -----------------------------------------------------------------------
 
     public long plans() {
@@ -273,6 +282,7 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        txns.close();
         catalog.close();
         notifier.close();
         events.close();

@@ -19,6 +19,8 @@ import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.TopK;
+import dev.weft.store.txn.DocumentChange;
+import dev.weft.store.txn.TxnErrors;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The query and write engine of the SQL stores, written once over a {@link Dialect}: planning
@@ -329,6 +332,27 @@ public final class SqlEngine {
         }
         sql.control("RELEASE SAVEPOINT op");
         return result;
+    }
+
+    /**
+     * Applies one change of a committing overlay transaction ({@link DocumentChange}) inside the
+     * open transaction: 409 (a write conflict) unless the document is still in the state the
+     * transaction first read; the stored bytes are the transaction's, its _etag included.
+     */
+    public void applyChange(SqlConnection sql, Catalog.Coll coll, DocumentChange change) throws SQLException {
+        ObjectNode old = writes.load(sql, coll, AbstractDocumentWrites.key(change.id()));
+        boolean unchanged = old == null ? !change.existed()
+                : change.existed() && java.util.Objects.equals(AbstractDocumentWrites.etagOf(old), change.etag());
+        if (!unchanged) {
+            throw TxnErrors.writeConflict();
+        }
+        if (change.after() == null) {
+            writes.remove(sql, coll, old);
+        } else if (old == null) {
+            writes.insert(sql, coll, change.after(), change.body());
+        } else {
+            writes.rewrite(sql, coll, old, change.after(), change.body());
+        }
     }
 
     /** The 409 message of a unique violation the database reported, naming the index by its constraint. */

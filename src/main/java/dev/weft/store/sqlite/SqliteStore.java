@@ -17,6 +17,10 @@ import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.Transaction;
+import dev.weft.store.txn.DocumentChange;
+import dev.weft.store.txn.Overlays;
+import dev.weft.store.txn.TxnErrors;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
@@ -26,6 +30,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -66,6 +71,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private final AtomicLong commitSeq = new AtomicLong();
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
+    private final Overlays overlays;
     /** Writer thread only: the events of the catalog change running, logged in its transaction. */
     private List<ChangeEvent> ddlEvents;
 
@@ -99,6 +105,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         queryTimeoutMs = settings.queryTimeoutMs();
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
+        overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
     }
 
     private static Connection open(Path file, boolean reader) throws SQLException {
@@ -333,6 +340,31 @@ public final class SqliteStore extends SqlStore implements EventLog {
             return WriteResult.failed(WriteResult.Outcome.NOT_FOUND, "collection " + op.ns() + " does not exist");
         }
         return engine.apply(sql, coll, op, events, true);
+    }
+
+    // --- transactions --------------------------------------------------------------------
+
+    /** Writes wait in memory until commit: the single writer is never held across requests (see {@link Overlays}). */
+    @Override
+    public Transaction begin() {
+        return overlays.begin();
+    }
+
+    /** A transaction's commit: every change checked and applied in one writer transaction, its events one commit. */
+    private void commitOverlay(List<DocumentChange> changes, List<ChangeEvent> txnEvents) {
+        Set<Namespace> touched = new LinkedHashSet<>();
+        changes.forEach(c -> touched.add(c.ns()));
+        writer.atomic((sql, logged) -> {
+            for (DocumentChange change : changes) {
+                Catalog.Coll coll = catalog.colls().get(change.ns());
+                if (coll == null) {
+                    throw WeftException.conflict(TxnErrors.WRITE_CONFLICT + ": collection " + change.ns() + " was dropped");
+                }
+                engine.applyChange(sql, coll, change);
+            }
+            logged.addAll(txnEvents);
+            return null;
+        }, touched);
     }
 
     /** On the writer thread, after COMMIT and before the writers are told. */
