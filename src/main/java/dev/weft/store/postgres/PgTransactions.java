@@ -213,7 +213,7 @@ final class PgTransactions implements AutoCloseable {
                 throw TxnErrors.notInProgress();
             }
             run("commit", () -> {
-                events.append(sql.connection(), changes);
+                events.append(sql, changes);
                 sql.connection().commit();
                 return null;
             });

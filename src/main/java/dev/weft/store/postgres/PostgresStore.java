@@ -50,8 +50,9 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Catalog changes are serialised across nodes by an advisory lock, planned against the
  * catalog as committed (read under that lock), and notify the other nodes in their transaction;
- * an index change bumps its collection's {@code gen} under an exclusive row lock, which waits for
- * the writes planned with the old indexes and makes later ones re-plan. Every node also
+ * an index change locks its collection's table in SHARE mode (waiting for the writes in flight)
+ * and bumps its {@code gen}, which makes the writes planned with the old indexes re-plan
+ * ({@link PgWrites}: writes take no lock on the catalog). Every node also
  * invalidates its cached results ({@link #version}) from the events it reads, so a lost
  * notification delays an invalidation by at most {@code stream-poll-ms}.
  *
@@ -125,6 +126,7 @@ public final class PostgresStore extends SqlStore {
                     + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
                     + " UNIQUE(coll, name))");
             PgEventLog.createSchema(s);
+            PgWrites.createSchema(s);
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -176,7 +178,7 @@ public final class PostgresStore extends SqlStore {
     /** Also logs the drop, in the same transaction: every node's streams of the collection are invalidated. */
     @Override
     protected void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
-        events.append(sql.connection(), List.of(ChangeEvent.dropped(coll.ns())));
+        events.append(sql, List.of(ChangeEvent.dropped(coll.ns())));
         super.dropTables(sql, coll);
     }
 
@@ -192,8 +194,13 @@ public final class PostgresStore extends SqlStore {
         super.removeIndex(sql, coll, index);
     }
 
-    /** Waits for the writes that planned with the old indexes, and makes later ones reload. */
+    /**
+     * Waits for the writes in flight (their rows hold the table's ROW EXCLUSIVE lock until they
+     * commit), holds back new ones until this change commits, and makes every write that planned
+     * with the old indexes fail its catalog check and retry (see {@link PgWrites}).
+     */
     private static void bumpGen(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        sql.exec("LOCK TABLE " + coll.table() + " IN SHARE MODE");
         var ps = sql.prepare("UPDATE weft_colls SET gen = gen + 1 WHERE id = ?");
         ps.setLong(1, coll.id());
         ps.executeUpdate();
