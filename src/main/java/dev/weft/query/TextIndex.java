@@ -96,6 +96,24 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
     }
 
     /**
+     * The document's terms in this index, in the order of its strings and words, space-joined
+     * (a term holds no space): what a store's own full-text table holds of it.
+     */
+    public String terms(JsonNode doc) {
+        StringBuilder out = new StringBuilder();
+        TextLanguage language = language(doc);
+        strings(doc, (text, weight) -> {
+            for (String word : TextTokens.words(text)) {
+                String term = TextTokens.term(word, language, false, false);
+                if (term != null) {
+                    out.append(out.isEmpty() ? "" : " ").append(term);
+                }
+            }
+        });
+        return out.toString();
+    }
+
+    /**
      * MongoDB's relevance of a document to {@code terms} (index terms): for each string, each term
      * scores weight × frequency (1 + 1/2 + 1/4 ... for its repetitions) × (1/2 + 1/2 × its share of
      * the string's terms), ×1.1 when it is the whole string; summed over strings and terms.

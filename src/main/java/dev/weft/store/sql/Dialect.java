@@ -77,6 +77,11 @@ public interface Dialect {
     /** Inserts the pairs (keys[i], ids[i]) into an index table, skipping those present. */
     void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException;
 
+    /** Where a text index's postings live: empty when they are rows of its generic index table. */
+    default Optional<TextPostings> textPostings() {
+        return Optional.empty();
+    }
+
     /** Deletes the given keys of one document from an index table. */
     void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException;
 

@@ -8,6 +8,7 @@ import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import dev.weft.query.Trigrams;
 import java.util.List;
 
 /**
@@ -177,8 +178,14 @@ final class Scan {
         String docs = coll.table();
         String query;
         TextPrefilter prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "d.body");
-        List<byte[]> grams = List.of();
-        if (plan.trigrams() != null) {
+        List<?> grams = List.of();
+        TextPostings postings = plan.index() != null && plan.index().spec().isText()
+                ? dialect.textPostings().orElse(null) : null;
+        if (postings != null && plan.trigrams() != null) {
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + postings.lookup(plan.index().table()) + ")";
+            grams = postings.lookupArgs(terms(plan.trigrams()));
+            ranges = List.of();
+        } else if (plan.trigrams() != null) {
             TrigramLookup lookup = TrigramLookup.of(plan.trigrams(), plan.index().table());
             query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
             grams = lookup.args();
@@ -201,8 +208,8 @@ final class Scan {
             ps.setFetchSize(dialect.fetchRows());
         }
         int p = ranges.isEmpty() ? 1 : dialect.bindRanges(sql, ps, 1, ranges);
-        for (byte[] gram : grams) {
-            ps.setBytes(p++, gram);
+        for (Object arg : grams) {
+            ps.setObject(p++, arg);
         }
         prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
@@ -212,5 +219,14 @@ final class Scan {
                 }
             }
         }
+    }
+
+    /** The terms of a text plan's lookup (each a {@link Trigrams.Gram} of its UTF-8 bytes). */
+    private static List<String> terms(Trigrams.Query lookup) {
+        return switch (lookup) {
+            case Trigrams.Gram g -> List.of(new String(g.key(), java.nio.charset.StandardCharsets.UTF_8));
+            case Trigrams.Any a -> a.parts().stream().flatMap(part -> terms(part).stream()).toList();
+            case Trigrams.All a -> throw new IllegalStateException("a text lookup is an OR of terms");
+        };
     }
 }

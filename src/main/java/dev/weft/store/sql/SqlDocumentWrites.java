@@ -84,6 +84,13 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
                     : DuplicateKey.ids(ids.size() - inserted));
         }
         for (Catalog.Index index : coll.indexes()) {
+            TextPostings postings = postings(index);
+            if (postings != null) {
+                for (int i = 0; i < ids.size(); i++) {
+                    postings.add(sql, index.table(), ids.get(i), index.spec().text().terms(docs.get(i)));
+                }
+                continue;
+            }
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> keyIds = new ArrayList<>();
             for (int i = 0; i < ids.size(); i++) {
@@ -109,6 +116,15 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         byte[] id = key(doc.get("_id"));
         dialect.updateDocument(sql, coll.table(), id, body);
         for (Catalog.Index index : coll.indexes()) {
+            TextPostings postings = postings(index);
+            if (postings != null) {
+                String terms = index.spec().text().terms(doc);
+                if (!terms.equals(index.spec().text().terms(old))) {
+                    postings.remove(sql, index.table(), id);
+                    postings.add(sql, index.table(), id, terms);
+                }
+                continue;
+            }
             KeyChange change = keyChange(index, old, doc);
             deleteKeys(sql, index, id, change.gone());
             markMultikey(sql, index, doc);
@@ -121,8 +137,18 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         byte[] id = key(old.get("_id"));
         dialect.deleteDocument(sql, coll.table(), id);
         for (Catalog.Index index : coll.indexes()) {
-            deleteKeys(sql, index, id, keys(index, old));
+            TextPostings postings = postings(index);
+            if (postings != null) {
+                postings.remove(sql, index.table(), id);
+            } else {
+                deleteKeys(sql, index, id, keys(index, old));
+            }
         }
+    }
+
+    /** The dialect's own postings of a text index, or null when its keys are rows of its table. */
+    private TextPostings postings(Catalog.Index index) {
+        return index.spec().isText() ? dialect.textPostings().orElse(null) : null;
     }
 
     private boolean checksUniqueKeys(Catalog.Index index) {

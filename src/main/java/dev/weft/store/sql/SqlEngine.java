@@ -507,7 +507,7 @@ public final class SqlEngine {
     void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
         update(sql, "DELETE FROM weft_colls WHERE id = ?", coll.id());
         for (Catalog.Index index : coll.indexes()) {
-            sql.exec("DROP TABLE IF EXISTS " + index.table());
+            dropIndexTables(sql, index);
         }
         sql.exec("DROP TABLE IF EXISTS " + coll.table());
         update(sql, "DELETE FROM weft_indexes WHERE coll = ?", coll.id());
@@ -517,8 +517,42 @@ public final class SqlEngine {
         long id = dialect.insertReturningId(sql, "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
                 + " VALUES (?, ?, ?, ?, 0)", coll.id(), spec.name(), Catalog.encodeSpec(json, spec), spec.unique() ? 1 : 0);
         Catalog.Index index = new Catalog.Index(id, spec, false);
+        Optional<TextPostings> postings = textPostings(index);
+        if (postings.isPresent()) {
+            for (String ddl : postings.get().create(index.table())) {
+                sql.exec(ddl);
+            }
+            buildPostings(sql, coll, index, postings.get());
+            return;
+        }
         sql.exec(dialect.createIndexTable(index.table()));
         build(sql, coll, index);
+    }
+
+    private Optional<TextPostings> textPostings(Catalog.Index index) {
+        return index.spec().isText() ? dialect.textPostings() : Optional.empty();
+    }
+
+    private void buildPostings(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, TextPostings postings)
+            throws SQLException {
+        PreparedStatement scan = sql.prepare("SELECT id, body FROM " + coll.table());
+        if (dialect.fetchRows() > 0) {
+            scan.setFetchSize(dialect.fetchRows());
+        }
+        try (ResultSet rs = scan.executeQuery()) {
+            while (rs.next()) {
+                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
+                postings.add(sql, index.table(), rs.getBytes(1), index.spec().text().terms(doc));
+            }
+        }
+    }
+
+    private void dropIndexTables(SqlConnection sql, Catalog.Index index) throws SQLException {
+        Optional<TextPostings> postings = textPostings(index);
+        for (String ddl : postings.isPresent() ? postings.get().drop(index.table())
+                : List.of("DROP TABLE IF EXISTS " + index.table())) {
+            sql.exec(ddl);
+        }
     }
 
     /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
@@ -566,7 +600,7 @@ public final class SqlEngine {
     }
 
     void removeIndex(SqlConnection sql, Catalog.Index index) throws SQLException {
-        sql.exec("DROP TABLE IF EXISTS " + index.table());
+        dropIndexTables(sql, index);
         update(sql, "DELETE FROM weft_indexes WHERE id = ?", index.id());
     }
 

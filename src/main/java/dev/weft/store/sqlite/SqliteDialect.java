@@ -4,6 +4,7 @@ import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.sql.TextPostings;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,6 +33,13 @@ final class SqliteDialect implements Dialect {
     @Override
     public String createIndexTable(String table) {
         return "CREATE TABLE " + table + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID";
+    }
+
+    private static final Optional<TextPostings> FTS5 = Optional.of(new Fts5Postings());
+
+    @Override
+    public Optional<TextPostings> textPostings() {
+        return FTS5;
     }
 
     @Override
