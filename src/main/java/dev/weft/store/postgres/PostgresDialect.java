@@ -4,6 +4,7 @@ import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.sql.TextPostings;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.PreparedStatement;
@@ -35,6 +36,13 @@ final class PostgresDialect implements Dialect {
     @Override
     public String createIndexTable(String table) {
         return "CREATE TABLE " + table + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))";
+    }
+
+    private static final Optional<TextPostings> TSVECTOR = Optional.of(new TsvectorPostings());
+
+    @Override
+    public Optional<TextPostings> textPostings() {
+        return TSVECTOR;
     }
 
     @Override
