@@ -38,11 +38,11 @@ final class PostgresDialect implements Dialect {
         return "CREATE TABLE " + table + "(key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY(key, id))";
     }
 
-    private static final Optional<TextPostings> TSVECTOR = Optional.of(new TsvectorPostings());
+    private final Optional<TextPostings> tsvector = Optional.of(new TsvectorPostings(this));
 
     @Override
     public Optional<TextPostings> textPostings() {
-        return TSVECTOR;
+        return tsvector;
     }
 
     @Override

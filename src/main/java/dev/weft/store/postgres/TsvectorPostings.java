@@ -29,6 +29,12 @@ final class TsvectorPostings implements TextPostings {
     /** Not a term: '#' separates words. */
     private static final String OVERFLOW = "#overflow";
 
+    private final PostgresDialect dialect;
+
+    TsvectorPostings(PostgresDialect dialect) {
+        this.dialect = dialect;
+    }
+
     @Override
     public List<String> create(String table) {
         return List.of("CREATE TABLE " + table + "(id bytea PRIMARY KEY, terms tsvector NOT NULL)",
@@ -63,10 +69,7 @@ final class TsvectorPostings implements TextPostings {
 
     @Override
     public void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PgPipeline.run(sql, "DELETE FROM " + table + " WHERE id = ?", (ps, p) -> {
-            ps.setBytes(p, id);
-            return p + 1;
-        });
+        dialect.deleteDocument(sql, table, id); // the same statement: the row keyed by the document's id
     }
 
     @Override
