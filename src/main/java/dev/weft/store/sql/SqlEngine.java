@@ -529,6 +529,32 @@ public final class SqlEngine {
         build(sql, coll, index);
     }
 
+    /**
+     * Rebuilds each text index still kept as rows of a generic index table (made before text
+     * postings were the dialect's own): its old table dropped, its postings built from the
+     * documents. Run once at open, inside the caller's transaction.
+     */
+    public void rebuildOldTextIndexes(SqlConnection sql, Catalog catalog) throws SQLException {
+        for (Catalog.Coll coll : catalog.colls().values()) {
+            for (Catalog.Index index : coll.indexes()) {
+                Optional<TextPostings> postings = textPostings(index);
+                if (postings.isPresent() && hasKeyColumn(sql, index.table())) {
+                    sql.exec("DROP TABLE " + index.table());
+                    for (String ddl : postings.get().create(index.table())) {
+                        sql.exec(ddl);
+                    }
+                    buildPostings(sql, coll, index, postings.get());
+                }
+            }
+        }
+    }
+
+    private static boolean hasKeyColumn(SqlConnection sql, String table) throws SQLException {
+        try (ResultSet rs = sql.connection().getMetaData().getColumns(null, sql.connection().getSchema(), table, "key")) {
+            return rs.next();
+        }
+    }
+
     private Optional<TextPostings> textPostings(Catalog.Index index) {
         return index.spec().isText() ? dialect.textPostings() : Optional.empty();
     }

@@ -98,6 +98,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
             events.load(writerSql);
             catalog = Catalog.load(writerSql.connection(), json);
+            writerSql.exec("BEGIN IMMEDIATE");
+            engine.rebuildOldTextIndexes(writerSql, catalog);
+            writerSql.exec("COMMIT");
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
