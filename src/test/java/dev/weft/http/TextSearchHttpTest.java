@@ -31,6 +31,27 @@ class TextSearchHttpTest {
         return "{\"$text\":{\"$search\":\"" + words.replace("\"", "\\\"") + "\"}}";
     }
 
+    /** Terms the store's full-text postings must keep as Weft's analyzer cut them. */
+    @Test
+    void apostrophesLongWordsAndStopWordsOnlyDocumentsInTheStoresPostings() throws Exception {
+        try (TestServer weft = new TestServer()) {
+            weft.createCollection("db", "articles");
+            String longWord = "x".repeat(1500);
+            assertThat(weft.put("/db/articles/_indexes/t", "{\"keys\":{\"s\":\"text\"}}").statusCode()).isEqualTo(201);
+            assertThat(weft.post("/db/articles", "[{\"_id\":1,\"s\":\"O'Neil's café\"},{\"_id\":2,\"s\":\"neil\"},"
+                    + "{\"_id\":3,\"s\":\"the and of\"},{\"_id\":4,\"s\":\"a " + longWord + " b\"},{\"_id\":5,\"s\":\"x\"}]")
+                    .statusCode()).isEqualTo(200);
+            assertThat(ids(weft, search("o'neil"))).isEqualTo("[{\"_id\":1}]");
+            assertThat(ids(weft, search("neil"))).isEqualTo("[{\"_id\":2}]");
+            assertThat(ids(weft, search("CAFE"))).isEqualTo("[{\"_id\":1}]");
+            assertThat(ids(weft, search(longWord))).isEqualTo("[{\"_id\":4}]");
+            assertThat(ids(weft, search("x"))).isEqualTo("[{\"_id\":5}]");
+            assertThat(ids(weft, search("the"))).isEqualTo("[]");
+            assertThat(weft.delete("/db/articles/4?id_type=NUMBER").statusCode()).isEqualTo(204);
+            assertThat(ids(weft, search(longWord))).isEqualTo("[]");
+        }
+    }
+
     @Test
     void mongoManualCasesOnATextIndexKeptByEveryWritePath() throws Exception {
         try (TestServer weft = new TestServer()) {
