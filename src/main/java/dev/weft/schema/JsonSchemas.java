@@ -10,6 +10,7 @@ import dev.weft.store.Store;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -80,7 +81,7 @@ public final class JsonSchemas {
 
     private Optional<Validating.Check> checkOf(Namespace ns) {
         if (ns.coll().equals(COLLECTION)) {
-            return Optional.of(document -> compiler.checkNew(ns.db(), document));
+            return Optional.of((document, readable) -> compiler.checkNew(ns.db(), document));
         }
         Optional<JsonNode> property = store.collection(ns).map(m -> m.properties().get(PROPERTY));
         if (property.isEmpty() || property.get().isNull()) {
@@ -98,9 +99,9 @@ public final class JsonSchemas {
             }
 
             @Override
-            public void accept(ObjectNode document) {
+            public void accept(ObjectNode document, UnaryOperator<ObjectNode> readable) {
                 prepare();
-                compiler.validate(ref, schema, document);
+                compiler.validate(ref, schema, document, readable);
             }
         });
     }

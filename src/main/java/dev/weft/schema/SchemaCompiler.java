@@ -17,6 +17,7 @@ import dev.weft.store.StoredDocument;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -91,8 +92,12 @@ final class SchemaCompiler {
         }
     }
 
-    /** Checks a document against a compiled schema: 400 with the validator's messages when it fails. */
-    void validate(SchemaRef ref, Schema schema, ObjectNode document) {
+    /**
+     * Checks a document against a compiled schema: 400 with the validator's messages when it
+     * fails, those about fields hidden from the writer's {@code readable} view said without
+     * naming them ({@link VisibleErrors}).
+     */
+    void validate(SchemaRef ref, Schema schema, ObjectNode document, UnaryOperator<ObjectNode> readable) {
         List<Error> errors;
         try {
             errors = schema.validate(Instance.of(document));
@@ -100,13 +105,14 @@ final class SchemaCompiler {
             throw WeftException.badRequest("schema " + ref.quoted() + " cannot be used: " + e.getMessage());
         }
         if (!errors.isEmpty()) {
-            throw WeftException.badRequest("Request content violates schema " + ref.quoted() + ": " + messages(errors));
+            throw WeftException.badRequest("Request content violates schema " + ref.quoted() + ": "
+                    + messages(VisibleErrors.of(errors, document, readable)));
         }
     }
 
     /** The first {@code json-schema-max-errors} messages, and how many more there were. */
-    private String messages(List<Error> errors) {
-        String shown = errors.stream().limit(maxErrors).map(Error::toString).collect(Collectors.joining(", "));
+    private String messages(List<?> errors) {
+        String shown = errors.stream().limit(maxErrors).map(Object::toString).collect(Collectors.joining(", "));
         return errors.size() > maxErrors ? shown + " (and " + (errors.size() - maxErrors) + " more)" : shown;
     }
 

@@ -1,6 +1,7 @@
 package dev.weft.schema;
 
 import dev.weft.security.DocumentPolicy;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -15,15 +16,28 @@ final class Validating implements DocumentPolicy {
         /** Loads what the check needs (the compiled schema), before a write runs it. */
         default void prepare() {}
 
-        void accept(ObjectNode document);
+        /** Refuses {@code document} when it fails; {@code readable} is the writer's view, for the messages. */
+        void accept(ObjectNode document, UnaryOperator<ObjectNode> readable);
     }
 
     private final DocumentPolicy inner;
     private final Check check;
+    /** How the writer sees a document, for the refusal's messages. */
+    private final UnaryOperator<ObjectNode> view;
 
     Validating(DocumentPolicy inner, Check check) {
+        this(inner, check, inner::readable);
+    }
+
+    private Validating(DocumentPolicy inner, Check check, UnaryOperator<ObjectNode> view) {
         this.inner = inner;
         this.check = check;
+        this.view = view;
+    }
+
+    @Override
+    public DocumentPolicy seenThrough(UnaryOperator<ObjectNode> view) {
+        return new Validating(inner.seenThrough(view), check, view);
     }
 
     @Override
@@ -33,7 +47,7 @@ final class Validating implements DocumentPolicy {
 
     @Override
     public ObjectNode stored(ObjectNode document) {
-        check.accept(document);
+        check.accept(document, view);
         return inner.stored(document);
     }
 
@@ -46,7 +60,7 @@ final class Validating implements DocumentPolicy {
     @Override
     public void updated(ObjectNode document) {
         inner.updated(document);
-        check.accept(document);
+        check.accept(document, view);
     }
 
     @Override

@@ -27,10 +27,19 @@ import tools.jackson.databind.node.ObjectNode;
 public final class DocumentAccess {
     private final Permission permission;
     private final DocumentPolicy policy;
+    /** The policy for this principal's writes: its refusals describe documents as the principal sees them. */
+    private final DocumentPolicy writes;
 
     private DocumentAccess(Permission permission, DocumentPolicy policy) {
         this.permission = permission;
         this.policy = policy;
+        this.writes = policy.seenThrough(this::seen);
+    }
+
+    /** A document as this principal reads it (the policy's view, then the response projection); changed in place. */
+    private ObjectNode seen(ObjectNode document) {
+        ObjectNode readable = policy.readable(document);
+        return permission.projection().map(p -> p.apply(readable)).orElse(readable);
     }
 
     public static DocumentAccess of(Permission permission, DocumentPolicy policy) {
@@ -200,7 +209,7 @@ public final class DocumentAccess {
 
     /** A whole document with its {@code _id}, readied by the policy for storage (it may change it). */
     public ObjectNode toStore(ObjectNode document) {
-        return policy.stored(document);
+        return writes.stored(document);
     }
 
     /** A document written whole: protected fields and {@code mergeRequest}, then the write filter. */
@@ -245,6 +254,6 @@ public final class DocumentAccess {
     /** What an update did to one document, inside the write ({@code before} null when it creates it). */
     public void admitUpdated(ObjectNode before, ObjectNode after) {
         permission.admitUpdated(before, after);
-        policy.updated(after);
+        writes.updated(after);
     }
 }

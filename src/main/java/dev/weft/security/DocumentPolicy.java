@@ -1,6 +1,7 @@
 package dev.weft.security;
 
 import dev.weft.store.Namespace;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -61,6 +62,15 @@ public interface DocumentPolicy {
      */
     default ObjectNode readable(ObjectNode document) {
         return document;
+    }
+
+    /**
+     * This policy for a writer that reads documents through {@code view} (changes its argument
+     * in place): a policy whose refusals describe the stored document (a schema's messages)
+     * must say nothing about what the view hides.
+     */
+    default DocumentPolicy seenThrough(UnaryOperator<ObjectNode> view) {
+        return this;
     }
 
     /** A {@code filter} or {@code keys} parameter; 400 when it touches what must stay hidden. */

@@ -238,4 +238,28 @@ class JsonSchemaTest {
         assertThat(send(weft, "alice", "GET", "/db/_schemas/coll", null).statusCode()).isEqualTo(200);
         assertThat(send(weft, "alice", "PUT", "/db/_schemas/coll", "{\"type\":\"object\"}").statusCode()).isEqualTo(403);
     }
+
+    @Test
+    void aRefusalNeverNamesAFieldTheWritersRuleHides() throws Exception {
+        AuthorizationMatrixTest.users(weft);
+        HttpResponse<String> schema = weft.put("/db/_schemas/staff?wm=upsert", "{\"properties\":{\"salary\":{\"type\":\"number\",\"maximum\":100}}}");
+        assertThat(schema.statusCode()).as(schema.body()).isEqualTo(201);
+        assertThat(weft.put("/db/staff", "{\"jsonSchema\":{\"schemaId\":\"staff\"}}").statusCode()).isEqualTo(201);
+        assertThat(weft.post("/db/staff", "{\"_id\":\"d1\",\"name\":\"a\",\"salary\":50}").statusCode()).isEqualTo(201);
+        send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"staff-writers","roles":["user"],"priority":10,"predicate":"path-prefix('/db/staff')","projectResponse":{"salary":0}}""");
+        HttpResponse<String> seen = send(weft, "alice", "GET", "/db/staff/d1", null);
+        assertThat(seen.statusCode()).isEqualTo(200);
+        assertThat(seen.body()).contains("\"name\":\"a\"").doesNotContain("salary");
+        // the schema tightens under a stored value: the next write of the document fails on it
+        assertThat(weft.put("/db/_schemas/staff", "{\"properties\":{\"salary\":{\"type\":\"number\",\"maximum\":10}}}").statusCode()).isEqualTo(200);
+        HttpResponse<String> alice = send(weft, "alice", "PATCH", "/db/staff/d1", "{\"name\":\"b\"}");
+        assertThat(alice.statusCode()).as(alice.body()).isEqualTo(400);
+        assertThat(alice.body()).contains("Request content violates schema 'staff'", "a field hidden from you does not meet the schema")
+                .doesNotContain("salary").doesNotContain("maximum");
+        HttpResponse<String> admin = weft.patch("/db/staff/d1", "{\"name\":\"b\"}");
+        assertThat(admin.statusCode()).isEqualTo(400);
+        assertThat(admin.body()).contains("/salary: must have a maximum value of 10");
+        assertThat(weft.get("/db/staff/d1").body()).contains("\"name\":\"a\"");
+    }
 }
