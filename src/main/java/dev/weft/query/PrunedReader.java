@@ -37,9 +37,34 @@ public final class PrunedReader {
             return mapper.readTree(body);
         }
         try (JsonParser p = mapper.createParser(body)) {
-            p.nextToken();
-            return value(p, trie);
+            return p.nextToken() == JsonToken.START_OBJECT ? document(p) : value(p, trie);
         }
+    }
+
+    /**
+     * A document's fields the trie names, read no further than the last of them: a stored
+     * document names each field once (it is written from a parsed tree), so the rest of it holds
+     * nothing the trie keeps, and a scan over wide documents reading a few leading fields skips
+     * the bytes after them unread.
+     */
+    private JsonNode document(JsonParser p) {
+        ObjectNode o = nodes.objectNode();
+        int wanted = trie.fieldCount();
+        // stop before the next name: Jackson reads a name together with the token of its value
+        while (o.size() < wanted) {
+            String name = p.nextName();
+            if (name == null) {
+                break;
+            }
+            PathTrie child = trie.child(name);
+            p.nextToken();
+            if (child == null) {
+                p.skipChildren();
+            } else {
+                o.set(name, value(p, child));
+            }
+        }
+        return o;
     }
 
     private JsonNode value(JsonParser p, PathTrie node) {
