@@ -191,7 +191,9 @@ final class AggregatePlan {
         long deadline = time.deadlineNanos();
         int count = Runtime.getRuntime().availableProcessors();
         api.store().scanParts(ns, query.filter(), readMode, count, i -> {
-            Pipeline.Part part = parts.part(Pipeline.Options.of(options.memoryBytes(), this::lookup, deadlineTick(time, deadline)));
+            // one $$NOW for every part: the run's
+            Pipeline.Part part = parts.part(new Pipeline.Options(options.memoryBytes(), options.now(), this::lookup,
+                    deadlineTick(time, deadline)));
             return doc -> {
                 JsonNode input = reader.apply(view.matched(doc.json()));
                 part.accept(input.get("_id"), input);

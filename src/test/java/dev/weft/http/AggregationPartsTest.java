@@ -112,6 +112,14 @@ class AggregationPartsTest {
     }
 
     @Test
+    void everyPartSeesTheSameNow() throws Exception {
+        HttpResponse<String> r = weft.post("/db/c/_aggrs",
+                "[{\"$group\":{\"_id\":null,\"nows\":{\"$addToSet\":\"$$NOW\"}}},{\"$project\":{\"n\":{\"$size\":\"$nows\"}}}]");
+        assertThat(r.body()).isEqualTo("[{\"_id\":null,\"n\":1}]");
+        assertThat(READS).containsExactly("scanParts filter []");
+    }
+
+    @Test
     void theMemorySettingBoundsThePartsTogether() throws Exception {
         HttpResponse<String> r = weft.post("/db/c/_aggrs",
                 "[{\"$group\":{\"_id\":null,\"all\":{\"$push\":{\"a\":\"$pad\",\"b\":\"$pad\",\"c\":\"$$ROOT\"}}}}]");
