@@ -6,6 +6,10 @@
   gen.py links-ndjson N MATCHES the same documents as ndjson, one per line
   gen.py create N THREADS      ndjson: the N documents bench/create.lua POSTs (same formula)
   gen.py messages N AUTHORS    ndjson: N messages {id, text, author, createdAt}, round-robin authors
+  gen.py english-ndjson N      ndjson: N ~500-byte English-like docs {"title", "body", "n"}, words drawn
+                               Zipf-like from a fixed vocabulary (function words, then made-up words with
+                               English endings: -s, -ed, -ing)
+  gen.py english-word RANK     the vocabulary's word of that frequency rank (0 = most frequent)
   gen.py urlencode STRING      percent-encodes STRING for a query parameter
 """
 import json
@@ -97,6 +101,46 @@ def messages(n, authors):
         sys.stdout.write("\n")
 
 
+FUNCTION_WORDS = ("the of and a to in is it that was for on are as with his they at be this from have or by "
+                  "one had not but what all were when we there can an your which their said if do will each "
+                  "about how up out them then she many some so these would other into has more her two like him "
+                  "see time could no make than first been its who now people my made over did down only way find").split()
+SYLLABLES = ("ka lo mer tan vi sor pel dru fen gal hol jin kor lum nav pri quen ros sta tor ul ver wim "
+             "yor zan bel cas dor ell fin gor hap ist jol ken lar mon").split()
+ENDINGS = ("", "", "", "s", "ed", "ing", "er", "ly")
+
+
+def english_vocabulary():
+    words = list(FUNCTION_WORDS)
+    seen = set(words)
+    n = len(SYLLABLES)
+    k = 0
+    while len(words) < 5000:
+        a, b, c = SYLLABLES[k % n], SYLLABLES[(k // n) % n], SYLLABLES[(k * 7 + 3) % n]
+        stem = a + b + (c if k % 3 == 0 else "")
+        for ending in ENDINGS[k % len(ENDINGS):k % len(ENDINGS) + 1]:
+            w = stem + ending
+            if w not in seen:
+                seen.add(w)
+                words.append(w)
+        k += 1
+    return words
+
+
+def english_ndjson(n):
+    import itertools
+    import random
+    vocab = english_vocabulary()
+    cum = list(itertools.accumulate(1.0 / (r + 1) for r in range(len(vocab))))
+    rnd = random.Random(22)
+    out = sys.stdout
+    for i in range(n):
+        title = " ".join(rnd.choices(vocab, cum_weights=cum, k=5)).capitalize()
+        body = " ".join(rnd.choices(vocab, cum_weights=cum, k=70)).capitalize() + "."
+        out.write(compact({"title": title, "body": body, "n": i}))
+        out.write("\n")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "links":
@@ -107,6 +151,10 @@ if __name__ == "__main__":
         create(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "messages":
         messages(int(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "english-ndjson":
+        english_ndjson(int(sys.argv[2]))
+    elif cmd == "english-word":
+        sys.stdout.write(english_vocabulary()[int(sys.argv[2])])
     elif cmd == "urlencode":
         sys.stdout.write(urllib.parse.quote(sys.argv[2], safe=""))
     else:

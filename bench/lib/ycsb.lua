@@ -48,10 +48,19 @@ local function random_string(len)
    return table.concat(t)
 end
 
+-- YCSB_NODES (optional): "host:port,host:port,...": thread t sends to node t mod n (several Weft
+-- nodes over one database, no load balancer in between).
 local thread_no = 0
 function setup(thread)
    thread_no = thread_no + 1
    thread:set("tid", thread_no)
+   local nodes = os.getenv("YCSB_NODES")
+   if nodes and nodes ~= "" then
+      local list = {}
+      for hp in string.gmatch(nodes, "[^,]+") do list[#list + 1] = hp end
+      local host, port = list[((thread_no - 1) % #list) + 1]:match("([^:]+):(%d+)")
+      thread.addr = wrk.lookup(host, port)[1]
+   end
 end
 
 function init(args)

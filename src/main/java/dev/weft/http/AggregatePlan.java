@@ -102,7 +102,7 @@ final class AggregatePlan {
         DocumentAccess access = ex.context().access(ns);
         pipeline.readPaths().forEach(path -> access.checkReadPath("the pipeline", path));
         Pipeline.Prefix prefix = pipeline.prefix();
-        Filter filter = access.readFilter(prefix.filters(), api.limits());
+        Filter filter = TextQueries.bind(access.readFilter(prefix.filters(), api.limits()), api, ns, access);
         prefix.sort().ifPresent(sort -> sort.fields().forEach(f -> access.checkSortPath(f.path())));
         boolean storeSorts = prefix.sort().isEmpty() || prefix.limit() < Long.MAX_VALUE
                 || servedByIndex(api, ns, prefix.sort().get());

@@ -11,6 +11,7 @@ import dev.weft.store.Metadata;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
 import dev.weft.store.pages.DeepPages;
+import dev.weft.store.txn.Sessions;
 import dev.weft.store.WriteResult;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -23,15 +24,36 @@ import tools.jackson.databind.node.ObjectNode;
  * etags, read modes and durability, write outcomes to statuses).
  */
 record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies,
-           CursorTokens cursors, DeepPages pages) {
+           CursorTokens cursors, DeepPages pages, Sessions sessions) {
     static final String READ_MODE = "readMode";
     static final String DURABILITY = "durability";
+    /** The store of a request inside a transaction ({@link SessionEndpoints#handle}): the transaction's view. */
+    static final ScopedValue<Store> IN_TRANSACTION = ScopedValue.newInstance();
+    /** Caches nothing: a transaction's reads are its own, and hold what nobody else may see yet. */
+    private static final ResultCache NO_CACHE = new ResultCache(0, 0);
 
     static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
         return new Api(store, new Json(settings.maxNestingDepth()), settings,
                 QueryLimits.of(settings),
                 new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies,
-                new CursorTokens(settings.cursorSecret()), DeepPages.of(store, settings));
+                new CursorTokens(settings.cursorSecret()), DeepPages.of(store, settings), new Sessions(store, settings));
+    }
+
+    /** The store this request reads and writes: inside a transaction, the transaction's. */
+    @Override
+    public Store store() {
+        return IN_TRANSACTION.isBound() ? IN_TRANSACTION.get() : store;
+    }
+
+    /** The result cache, which a request inside a transaction neither reads nor fills. */
+    @Override
+    public ResultCache cache() {
+        return IN_TRANSACTION.isBound() ? NO_CACHE : cache;
+    }
+
+    /** Whether this request runs inside a transaction. */
+    static boolean inTransaction() {
+        return IN_TRANSACTION.isBound();
     }
 
     Namespace namespace(Exchange ex) {

@@ -190,7 +190,7 @@ final class BulkWritePlan {
         if (ex.params("filter").isEmpty()) {
             throw WeftException.badRequest("a bulk write needs the filter query parameter (filter={} for all documents)");
         }
-        return access.writeFilter(ReadParams.filterSpecs(ex, api), api.limits());
+        return TextQueries.bind(access.writeFilter(ReadParams.filterSpecs(ex, api), api.limits()), api, api.namespace(ex), access);
     }
 
     private static WriteResult succeeded(WriteResult result) {

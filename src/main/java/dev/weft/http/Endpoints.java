@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
 /** The endpoints the route table points at, built once over one {@link Api}. */
 record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, CollectionEndpoints collections,
                  DocumentEndpoints documents, BulkEndpoints bulk, IndexEndpoints indexes, StreamEndpoints streams,
-                 Endpoint openApi, ConsoleFiles console, AggregationEndpoints aggregations, TokenEndpoints tokens) {
+                 Endpoint openApi, ConsoleFiles console, AggregationEndpoints aggregations, TokenEndpoints tokens,
+                 SessionEndpoints sessions) {
 
     private static final byte[] PONG = "{\"message\":\"Greetings from Weft!\"}".getBytes(StandardCharsets.UTF_8);
 
@@ -25,6 +26,7 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 OpenApiDescription.endpoint(api.json()),
                 new ConsoleFiles("console/"),
                 aggregations,
-                tokens);
+                tokens,
+                new SessionEndpoints(api));
     }
 }

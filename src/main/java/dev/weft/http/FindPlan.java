@@ -62,8 +62,8 @@ final class FindPlan {
             sent[0]++;
             sink.accept(params.view().matched(doc.json()));
         });
-        if (sent[0] < params.pageSize()) {
-            return Optional.empty();
+        if (sent[0] < params.pageSize() || params.sort().byTextScore()) {
+            return Optional.empty(); // a textScore is no stored value a cursor could continue after
         }
         SortPosition end = SortPosition.of(json.parse(last[0].json(), "stored document"), params.sort());
         return Optional.of(cursors.seal(end, params.fingerprint()));
@@ -76,7 +76,9 @@ final class FindPlan {
 
     /** The store's query for {@code limit} documents from the requested page on; a deep page starts at its position. */
     private FindQuery query(long limit) {
-        return pages.rewrite(ns, new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint()));
+        FindQuery query = new FindQuery(params.filter(), params.sort(), params.skip(), limit, params.hint());
+        // a position index counts committed documents only, not a transaction's own
+        return Api.inTransaction() ? query : pages.rewrite(ns, query);
     }
 
     private void run(long limit, Consumer<byte[]> sink) {

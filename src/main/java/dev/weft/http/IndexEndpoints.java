@@ -16,7 +16,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code /{db}/{coll}/_indexes}: list, create ({@code {"keys":{"a":1,"b":-1},"ops":{"unique":true}}},
  * with MongoDB's {@code sparse} and {@code partialFilterExpression} too; Weft's own
- * {@code {"keys":{"links.url":"trigram"}}} for {@code $regex}) and drop indexes.
+ * {@code {"keys":{"links.url":"trigram"}}} for {@code $regex}; MongoDB's text indexes,
+ * {@link TextIndexBody}) and drop indexes.
  */
 final class IndexEndpoints {
     private final Api api;
@@ -32,6 +33,10 @@ final class IndexEndpoints {
         for (IndexSpec index : api.store().indexes(ns)) {
             ObjectNode entry = out.addObject();
             entry.put("_id", index.name());
+            if (index.isText()) {
+                TextIndexBody.describe(index, entry);
+                continue;
+            }
             ObjectNode key = entry.putObject("key");
             index.fields().forEach(f -> {
                 if (index.trigram()) {
@@ -64,14 +69,20 @@ final class IndexEndpoints {
         Optional<IndexSpec.PartialFilter> partial = partial(ops.get("partialFilterExpression"));
         Optional<String> trigramPath = trigramPath(body.get("keys"));
         IndexSpec spec;
-        if (trigramPath.isPresent()) {
+        if (TextIndexBody.isText(body.get("keys"))) {
+            spec = TextIndexBody.spec(name, body.get("keys"), ops);
+            if (spec.text().wildcard()) {
+                ex.context().access(ns).checkWildcardIndex();
+            }
+        } else if (trigramPath.isPresent()) {
             spec = trigram(name, trigramPath.get(), ops);
         } else {
             List<IndexField> fields = fields(body.get("keys"));
             spec = new IndexSpec(name, fields, flag(ops, "unique"), flag(ops, "sparse"), partial,
                     expireAfterSeconds(ops.get("expireAfterSeconds"), fields));
         }
-        spec.fields().forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
+        spec.fields().stream().filter(f -> !f.path().equals(dev.weft.query.TextIndex.WILDCARD))
+                .forEach(f -> ex.context().access(ns).checkIndexPath(f.path()));
         // a partial unique index's 409 would tell what the filter's fields hold: they are named like keys
         partial.ifPresent(p -> p.filter().paths().forEach(path -> ex.context().access(ns).checkIndexPath(path)));
         api.store().createIndex(ns, spec);
@@ -128,8 +139,8 @@ final class IndexEndpoints {
         return List.copyOf(fields);
     }
 
-    private static final java.util.Set<String> OPTIONS =
-            java.util.Set.of("unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "name", "background");
+    private static final java.util.Set<String> OPTIONS = java.util.Set.of("unique", "sparse", "partialFilterExpression",
+            "expireAfterSeconds", "name", "background", "weights", "default_language", "language_override", "textIndexVersion");
 
     private static JsonNode options(JsonNode ops) {
         if (ops == null) {

@@ -4,6 +4,7 @@ import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.store.Namespace;
+import dev.weft.store.Store;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import java.io.IOException;
@@ -153,15 +154,16 @@ final class NdjsonIngest {
             throws InterruptedException {
         List<ObjectNode> docs = new ArrayList<>(chunk.size());
         chunk.forEach(l -> docs.add(l.doc()));
-        WriteOp op = api.store().prepare(new WriteOp.InsertMany(ns, docs));
+        Store store = api.store(); // taken here: a transaction's store is bound to the request's thread only
+        WriteOp op = store.prepare(new WriteOp.InsertMany(ns, docs));
         report.add(await(previous));
-        return CompletableFuture.supplyAsync(() -> store(ns, durability, op, chunk), Thread.ofVirtual()::start);
+        return CompletableFuture.supplyAsync(() -> store(store, ns, durability, op, chunk), Thread.ofVirtual()::start);
     }
 
     /** Writes one chunk; runs on the chunk's own thread, so it reports into a report of its own. */
-    private Report store(Namespace ns, Durability durability, WriteOp op, List<Line> chunk) {
+    private Report store(Store store, Namespace ns, Durability durability, WriteOp op, List<Line> chunk) {
         Report report = new Report();
-        WriteResult all = api.store().write(op, durability);
+        WriteResult all = store.write(op, durability);
         if (all.ok()) {
             report.inserted(chunk.size());
             return report;
@@ -169,7 +171,7 @@ final class NdjsonIngest {
         // Some line conflicts: retry one op per line to say which, keeping the others.
         List<WriteOp> single = new ArrayList<>(chunk.size());
         chunk.forEach(l -> single.add(new WriteOp.InsertMany(ns, List.of(l.doc()))));
-        List<WriteResult> results = api.store().writeAll(single, durability);
+        List<WriteResult> results = store.writeAll(single, durability);
         for (int i = 0; i < results.size(); i++) {
             WriteResult r = results.get(i);
             if (r.ok()) {

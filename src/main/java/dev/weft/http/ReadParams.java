@@ -9,6 +9,11 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
 import dev.weft.query.SortPosition;
+import dev.weft.query.TextSearch;
+import dev.weft.store.plan.TextScores;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import dev.weft.security.DocumentAccess;
 import dev.weft.store.IndexSpec;
 import dev.weft.store.plan.WrittenFilter;
@@ -40,8 +45,14 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
         Filter filter = filter(ex, api, access);
-        DocumentAccess.View view = view(ex, api, access);
+        DocumentAccess.View view = view(ex, api, access, filter);
         Sort sort = sort(ex, api, access);
+        if (sort.byTextScore() && filter.textSearch().isEmpty()) {
+            throw WeftException.badRequest(TextScores.NO_SCORE);
+        }
+        if (sort.byTextScore() && ex.hasParam(AFTER)) {
+            throw WeftException.badRequest("after cannot continue a sort by textScore (no index holds it): ask for the next page");
+        }
         int page = intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
         Optional<String> hint = hint(ex, api, ns);
@@ -89,7 +100,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
     /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
     static Filter filter(Exchange ex, Api api, DocumentAccess access) {
         List<JsonNode> specs = filterSpecs(ex, api);
-        return WrittenFilter.of(access.readFilter(specs, api.limits()), specs);
+        return WrittenFilter.of(TextQueries.bind(access.readFilter(specs, api.limits()), api, api.namespace(ex), access), specs);
     }
 
     /** The client's {@code filter} parameters as JSON, in order. */
@@ -124,9 +135,30 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
         return r;
     }
 
-    /** How documents are shown to this request: its {@code keys} under {@code access}. */
+    /** How a document read by id is shown: its {@code keys} under {@code access} (no textScore: there is no $text). */
     static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access) {
-        return access.view(keys(ex, api), filterSpecs(ex, api), api.json());
+        return view(ex, api, access, Filter.all());
+    }
+
+    /**
+     * How documents matching {@code filter} are shown: its {@code keys} under {@code access}, a
+     * {@code {"$meta":"textScore"}} field computed by the filter's {@code $text} (400 without one).
+     */
+    static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access, Filter filter) {
+        Optional<ObjectNode> keys = keys(ex, api);
+        Map<String, ToDoubleFunction<JsonNode>> computed = new LinkedHashMap<>();
+        if (keys.isPresent()) {
+            ObjectNode rest = keys.get().deepCopy();
+            for (Map.Entry<String, JsonNode> e : keys.get().properties()) {
+                if (Sort.isTextScore(e.getValue())) {
+                    TextSearch search = filter.textSearch().orElseThrow(() -> WeftException.badRequest(TextScores.NO_SCORE));
+                    computed.put(e.getKey(), search::score);
+                    rest.remove(e.getKey());
+                }
+            }
+            keys = rest.isEmpty() ? Optional.empty() : Optional.of(rest);
+        }
+        return access.view(keys, filterSpecs(ex, api), api.json(), computed);
     }
 
     /** The {@code keys} parameters merged into one projection spec; empty when there are none. */
@@ -158,7 +190,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
             }
             fields.addAll(Sort.parse(relaxed(api).strictText(s, "sort"), api.limits()).fields());
         }
-        fields.forEach(f -> access.checkSortPath(f.path()));
+        fields.stream().filter(f -> !f.path().equals(Sort.TEXT_SCORE)).forEach(f -> access.checkSortPath(f.path()));
         return new Sort(List.copyOf(fields));
     }
 
@@ -175,7 +207,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
             }
         }
         List<IndexField> wanted = Sort.parse(relaxed(api).strictText(raw.get(), "hint"), api.limits()).fields();
-        return Optional.of(indexes.stream().filter(i -> !i.trigram() && i.fields().equals(wanted)).findFirst()
+        return Optional.of(indexes.stream().filter(i -> i.ordered() && i.fields().equals(wanted)).findFirst()
                 .orElseThrow(() -> WeftException.badRequest("hint " + raw.get() + " names no index of " + ns))
                 .name());
     }

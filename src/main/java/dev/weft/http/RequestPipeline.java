@@ -61,6 +61,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
     private final DocumentPolicy.Lookup policies;
     private final DocumentPolicy.Lookup writePolicies;
     private final Json json;
+    private final Api api;
 
     /**
      * @param writePolicies the policies of requests that may write: {@code policies} with what
@@ -68,8 +69,9 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      */
     RequestPipeline(Routes routes, Authenticator authenticator, Authorizer authorizer, DocumentPolicy.Lookup policies,
                     DocumentPolicy.Lookup writePolicies, Metrics metrics, Cors cors, long maxBodyBytes,
-                    Executor requestThreads, Json json) {
-        this.json = json;
+                    Executor requestThreads, Api api) {
+        this.api = api;
+        this.json = api.json();
         this.writePolicies = writePolicies;
         this.requestThreads = requestThreads;
         this.policies = policies;
@@ -121,6 +123,9 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             }
             Exchange exchange = new Exchange(request, response, callback, match.get().params(), maxBodyBytes,
                     match.get().route().takesAccessToken());
+            if (exchange.hasParam("sid") || exchange.hasParam("txn")) {
+                return MemoryPath.DECLINED; // a session's request: its transaction's reads are never cached
+            }
             RestheartParams.refuseUnsupported(exchange); // declines: the stages answer the 400
             Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
             Optional<Permission> permission = principal.flatMap(p ->
@@ -176,7 +181,9 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             template = route.template();
             RestheartParams.refuseUnsupported(exchange);
             Exchange routed = exchange;
-            QueryTime.limitedTo(QueryTime.parse(routed.param(QueryTime.PARAMETER)), () -> route.methods().get(method).handle(routed));
+            Endpoint endpoint = route.methods().get(method);
+            QueryTime.limitedTo(QueryTime.parse(routed.param(QueryTime.PARAMETER)),
+                    () -> SessionEndpoints.handle(routed, api.sessions(), api.store(), endpoint));
         } catch (WeftException e) {
             answerError(exchange, e.status(), e.getMessage());
         } catch (Throwable e) {

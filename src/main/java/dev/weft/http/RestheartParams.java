@@ -7,16 +7,14 @@ import java.util.Optional;
 
 /**
  * RESTHeart's query parameters that Weft does not honour are refused with 400 naming them,
- * never silently ignored: a client asking for {@code rep=hal} or a transaction ({@code sid},
- * {@code txn}) must not get the standard representation or an immediate write as if it were
- * what it asked for. The table of every RESTHeart parameter is in the README.
+ * never silently ignored: a client asking for {@code rep=hal} must not get the standard
+ * representation as if it were what it asked for. {@code np} (no properties) is what Weft's
+ * answers always are, so {@code np} and {@code np=true} are honoured and only {@code np=false} is
+ * refused. The table of every RESTHeart parameter is in the README.
  */
 final class RestheartParams {
     private static final Map<String, String> REFUSED = Map.ofEntries(
-            Map.entry("sid", "client sessions are not supported"),
-            Map.entry("txn", "transactions are not supported"),
             Map.entry("hal", "the HAL representation is not supported"),
-            Map.entry("np", "np is not supported: GET /db and /db/coll answer names and documents only"),
             Map.entry("checkEtag", "checkEtag is not supported: send If-Match to make a write conditional"),
             Map.entry("shardkey", "shardkey is not supported"),
             Map.entry("cache", "cache is not supported: there are no aggregations to cache"),
@@ -38,6 +36,11 @@ final class RestheartParams {
             if (why != null) {
                 throw WeftException.badRequest("query parameter " + name + ": " + why);
             }
+        }
+        Optional<String> np = ex.param("np");
+        if (np.isPresent() && !np.get().isEmpty() && !np.get().equalsIgnoreCase("true")) {
+            throw WeftException.badRequest("query parameter np=" + np.get()
+                    + ": properties are never listed: GET /db and /db/coll answer names and documents only (np=true)");
         }
         JsonMode.of(ex);
         Optional<String> rep = ex.param("rep");

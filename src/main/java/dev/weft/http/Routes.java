@@ -94,6 +94,11 @@ final class Routes {
         b.openRoute("/_console/{file}").get(e.console()::file);
         // RESTHeart's auth token service: a database named "tokens" has no collections in the API
         b.route("/tokens/{user}").get(e.tokens()::get).delete(e.tokens()::delete);
+        // RESTHeart's sessions and transactions; before /{db} and /{db}/{coll}, which would match them
+        b.route("/_sessions").post(e.sessions()::create);
+        b.route("/_sessions/{sid}").delete(e.sessions()::end);
+        b.route("/_sessions/{sid}/_txns").get(e.sessions()::state).post(e.sessions()::start);
+        b.route("/_sessions/{sid}/_txns/{txn}").patch(e.sessions()::commit).delete(e.sessions()::abort);
         // RESTHeart counts reading metadata as a management request
         b.route("/{db}/_meta").get(managed(e.databases()::meta));
         b.route("/{db}/{coll}/_meta").get(managed(e.collections()::meta));

@@ -10,6 +10,7 @@ import dev.weft.security.Authorizer;
 import dev.weft.security.Security;
 import dev.weft.store.Store;
 import dev.weft.store.TtlReaper;
+import dev.weft.store.txn.Sessions;
 import dev.weft.stream.StreamHub;
 import java.time.Duration;
 import java.security.KeyStore;
@@ -64,6 +65,7 @@ public final class WeftServer implements AutoCloseable {
     private final TtlReaper ttl;
     private final Optional<ServerConnector> tlsConnector;
     private final Routes routes;
+    private final Sessions sessions;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
@@ -119,12 +121,14 @@ public final class WeftServer implements AutoCloseable {
         webSockets.setIdleTimeout(Duration.ofMillis(Math.max(settings.idleTimeoutMs(), 2 * settings.streamHeartbeatMs())));
         StreamEndpoints streamEndpoints = new StreamEndpoints(api, streams, webSockets, authorizer,
                 WebSocketSender.Kind.atStartup());
+        sessions = api.sessions();
+        metrics.gauge("weft_open_transactions", "Transactions open now (max-open-txns bounds them).", sessions::openTxns);
         routes = Routes.of(Endpoints.of(api, metrics, streamEndpoints,
                 new AggregationEndpoints(api, authorizer), new TokenEndpoints(security, api.json())));
         RequestPipeline pipeline = new RequestPipeline(routes,
                 security.authenticator(), authorizer, api.policies(), schemas.around(api.policies()), metrics,
                 new Cors(settings.auth().corsOrigins(), settings.auth().corsMaxAgeS()), settings.maxBodyBytes(),
-                requestThreads, api.json());
+                requestThreads, api);
         server.setHandler(new GracefulHandler(pipeline));
         server.setErrorHandler(new JsonErrorPages());
         server.setStopTimeout(STOP_GRACE_MS);
@@ -196,5 +200,6 @@ public final class WeftServer implements AutoCloseable {
         ttl.close();
         streams.close();
         server.stop();
+        sessions.close(); // after the requests: their transactions release what they hold before the store closes
     }
 }

@@ -74,4 +74,9 @@ public record AfterPosition(Filter inner, Sort sort, SortPosition position, bool
     public TextCondition requiredStrings(String path) {
         return inner.requiredStrings(path);
     }
+
+    @Override
+    public java.util.Optional<TextSearch> textSearch() {
+        return inner.textSearch();
+    }
 }

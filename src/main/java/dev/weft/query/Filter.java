@@ -54,6 +54,14 @@ public interface Filter {
         return TextCondition.ALWAYS;
     }
 
+    /**
+     * The {@code $text} search of this filter (at its top level or in a top-level {@code $and},
+     * the only places MongoDB takes one), or empty.
+     */
+    default Optional<TextSearch> textSearch() {
+        return Optional.empty();
+    }
+
     /** The filter that matches everything. */
     static Filter all() {
         return Node.All.INSTANCE;

@@ -9,11 +9,15 @@ import tools.jackson.databind.JsonNode;
 /**
  * Compiles a filter document into a {@link Node} tree. Everything a client can get wrong is
  * found here and answered 400 naming the operator or path: unknown operators, the unsupported
- * {@code $where $expr $text}, malformed operands, patterns RE2J cannot run, nesting deeper than
+ * {@code $where $expr}, malformed operands, a {@code $text} anywhere but at the top level or in a
+ * top-level {@code $and} (MongoDB's places for it), or twice, patterns RE2J cannot run, nesting deeper than
  * {@link QueryLimits#maxNestingDepth}.
  */
 final class FilterParser {
     private final QueryLimits limits;
+    /** Above 0 inside {@code $or}, {@code $nor} and {@code $elemMatch}, where MongoDB takes no {@code $text}. */
+    private int noTextHere;
+    private boolean sawText;
 
     FilterParser(QueryLimits limits) {
         this.limits = limits;
@@ -39,15 +43,36 @@ final class FilterParser {
             }
             switch (name) {
                 case "$and" -> conditions.add(new Node.And(branches(name, value, depth)));
-                case "$or" -> conditions.add(new Node.Or(branches(name, value, depth)));
-                case "$nor" -> conditions.add(new Node.Not(new Node.Or(branches(name, value, depth))));
+                case "$or" -> conditions.add(new Node.Or(withoutText(() -> branches(name, value, depth))));
+                case "$nor" -> conditions.add(new Node.Not(new Node.Or(withoutText(() -> branches(name, value, depth)))));
+                case "$text" -> conditions.add(text(value));
                 case "$comment" -> { }
-                case "$where", "$expr", "$text", "$jsonSchema", "$function", "$accumulator" ->
+                case "$where", "$expr", "$jsonSchema", "$function", "$accumulator" ->
                         throw WeftException.badRequest("operator " + name + " is not supported");
                 default -> throw WeftException.badRequest("unknown top-level operator " + name);
             }
         }
         return conjunction(conditions);
+    }
+
+    private Node text(JsonNode operand) {
+        if (noTextHere > 0) {
+            throw WeftException.badRequest("$text is not allowed in this context: only at the top level of a filter or in a top-level $and");
+        }
+        if (sawText) {
+            throw WeftException.badRequest("Too many text expressions");
+        }
+        sawText = true;
+        return new Node.Text(TextSearch.parse(operand));
+    }
+
+    private <T> T withoutText(java.util.function.Supplier<T> parse) {
+        noTextHere++;
+        try {
+            return parse.get();
+        } finally {
+            noTextHere--;
+        }
     }
 
     private static Node conjunction(List<Node> conditions) {
@@ -179,7 +204,7 @@ final class FilterParser {
         if (valueForm) {
             return new ValuePredicate.ElemMatch(operators(Path.SELF, operand, depth + 1, false), false);
         }
-        return new ValuePredicate.ElemMatch(document(operand, depth + 1), true);
+        return new ValuePredicate.ElemMatch(withoutText(() -> document(operand, depth + 1)), true);
     }
 
     private static ValuePredicate compare(ValuePredicate.Compare.Op kind, String op, JsonNode operand, Path path) {

@@ -56,6 +56,36 @@ abstract class Node implements Filter {
     /** Adds the paths {@link #paths} reports; none for a node that reads no field. */
     void addPaths(Set<String> out) {}
 
+    /** A {@code $text} search: its index's fields are read once the store has bound it. */
+    static final class Text extends Node {
+        private final TextSearch search;
+
+        Text(TextSearch search) {
+            this.search = search;
+        }
+
+        @Override
+        public boolean matches(JsonNode document, MatchBudget budget) {
+            budget.spend(1);
+            return search.matches(document);
+        }
+
+        @Override
+        void addPaths(Set<String> out) {
+            out.addAll(search.paths());
+        }
+
+        @Override
+        public Optional<TextSearch> textSearch() {
+            return Optional.of(search);
+        }
+
+        @Override
+        public String toString() {
+            return search.toString();
+        }
+    }
+
     /** Matches every document. */
     static final class All extends Node {
         static final All INSTANCE = new All();
@@ -148,6 +178,17 @@ abstract class Node implements Filter {
                 all.add(child.requiredText());
             }
             return TextCondition.and(all);
+        }
+
+        @Override
+        public Optional<TextSearch> textSearch() {
+            for (Node child : children) {
+                Optional<TextSearch> t = child.textSearch();
+                if (t.isPresent()) {
+                    return t;
+                }
+            }
+            return Optional.empty();
         }
 
         @Override
@@ -368,6 +409,11 @@ abstract class Node implements Filter {
         @Override
         public TextCondition requiredStrings(String path) {
             return filter.requiredStrings(path);
+        }
+
+        @Override
+        public Optional<TextSearch> textSearch() {
+            return filter.textSearch();
         }
     }
 }

@@ -21,6 +21,9 @@ public final class PathTrie {
     private boolean hasPositions;
     /** This node merged with its child named by a position, made when first needed. */
     private final Map<Integer, PathTrie> forElement = new ConcurrentHashMap<>();
+    /** The children's names, and the same as UTF-8, made on first use (the trie no longer changes then). */
+    private String[] childKeys;
+    private volatile byte[][] childNames;
 
     private PathTrie() {}
 
@@ -74,6 +77,46 @@ public final class PathTrie {
     /** The node of a field of an object at this node, or null when that field is dropped. */
     PathTrie child(String name) {
         return children.get(name);
+    }
+
+    /**
+     * The index of the child named by the UTF-8 bytes {@code json[from, to)} (for
+     * {@link #childName} and {@link #childAt}), or -1: compared without making a string (a trie
+     * node has a few children; most fields of a document are none of them).
+     */
+    int childIndex(byte[] json, int from, int to) {
+        byte[][] names = childNames();
+        int length = to - from;
+        for (int i = 0; i < names.length; i++) {
+            byte[] name = names[i];
+            if (name.length == length && (length == 0 || name[0] == json[from])
+                    && java.util.Arrays.equals(name, 0, length, json, from, to)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    String childName(int index) {
+        return childKeys[index];
+    }
+
+    PathTrie childAt(int index) {
+        return children.get(childKeys[index]);
+    }
+
+    private byte[][] childNames() {
+        byte[][] names = childNames;
+        if (names == null) {
+            String[] keys = children.keySet().toArray(String[]::new);
+            names = new byte[keys.length][];
+            for (int i = 0; i < keys.length; i++) {
+                names[i] = keys[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            }
+            childKeys = keys;
+            childNames = names;
+        }
+        return names;
     }
 
     /** The node of the element at {@code index} of an array at this node. */

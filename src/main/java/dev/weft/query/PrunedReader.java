@@ -1,32 +1,33 @@
 package dev.weft.query;
 
 import dev.weft.core.Json;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.databind.DeserializationFeature;
+import java.nio.charset.StandardCharsets;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Reads a stored JSON document in one streaming pass, building only the parts a {@link PathTrie}
- * names and skipping the rest token by token (no strings decoded, no nodes made for them). The
- * small tree it returns answers every path of the trie exactly as the whole document would, so
- * the in-memory evaluator (the reference) runs on it unchanged.
+ * Reads a stored JSON document in one pass over its bytes, building only the parts a
+ * {@link PathTrie} names and skipping the rest without tokenizing it: a skipped string is a
+ * search for its closing quote, a skipped object or array a count of brackets outside strings,
+ * and a field name is compared as bytes with the trie's names. The small tree it returns answers
+ * every path of the trie exactly as the whole document would, so the in-memory evaluator (the
+ * reference) runs on it unchanged.
+ *
+ * <p>Kept values are made here when they are plain (a string without escapes, an integer of up
+ * to 18 digits, true, false, null), and by the mapper from their bytes otherwise (floats,
+ * escaped strings, objects and arrays kept whole), so every number and string comes out as the
+ * mapper reads it. The bytes are stored documents, JSON the server wrote.
  */
 public final class PrunedReader {
     private final JsonMapper mapper;
-    /** Reads one value where the parser stands (the document goes on after it). */
-    private final ObjectReader subtree;
     private final JsonNodeFactory nodes;
     private final PathTrie trie;
 
     public PrunedReader(Json json, PathTrie trie) {
         this.mapper = json.mapper();
-        this.subtree = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.nodes = mapper.getNodeFactory();
         this.trie = trie;
     }
@@ -36,79 +37,216 @@ public final class PrunedReader {
         if (trie.whole()) {
             return mapper.readTree(body);
         }
-        try (JsonParser p = mapper.createParser(body)) {
-            return p.nextToken() == JsonToken.START_OBJECT ? document(p) : value(p, trie);
-        }
+        Cursor c = new Cursor(body);
+        c.blanks();
+        return value(c, trie);
     }
+
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5c5c5c5c5c5c5c5cL;
 
     /**
-     * A document's fields the trie names, read no further than the last of them: a stored
-     * document names each field once (it is written from a parsed tree), so the rest of it holds
-     * nothing the trie keeps, and a scan over wide documents reading a few leading fields skips
-     * the bytes after them unread.
+     * The high bit of each zero byte of {@code v} set (and of no byte before the first zero one:
+     * so the lowest set bit marks the first zero byte, which is all the search needs).
      */
-    private JsonNode document(JsonParser p) {
-        ObjectNode o = nodes.objectNode();
-        int wanted = trie.fieldCount();
-        // stop before the next name: Jackson reads a name together with the token of its value
-        while (o.size() < wanted) {
-            String name = p.nextName();
-            if (name == null) {
-                break;
-            }
-            PathTrie child = trie.child(name);
-            p.nextToken();
-            if (child == null) {
-                p.skipChildren();
-            } else {
-                o.set(name, value(p, child));
-            }
-        }
-        return o;
+    private static long zeroByte(long v) {
+        return (v - 0x0101010101010101L) & ~v & 0x8080808080808080L;
     }
 
-    private JsonNode value(JsonParser p, PathTrie node) {
-        JsonToken t = p.currentToken();
-        if (node.whole()) {
-            return whole(p, t);
+    /** A position in the bytes of one document. */
+    private static final class Cursor {
+        final byte[] b;
+        int at;
+
+        Cursor(byte[] b) {
+            this.b = b;
         }
-        if (t == JsonToken.START_OBJECT) {
-            ObjectNode o = nodes.objectNode();
-            for (String name = p.nextName(); name != null; name = p.nextName()) {
-                PathTrie child = node.child(name);
-                p.nextToken();
-                if (child == null) {
-                    p.skipChildren();
+
+        void blanks() {
+            while (at < b.length && (b[at] == ' ' || b[at] == '\n' || b[at] == '\r' || b[at] == '\t')) {
+                at++;
+            }
+        }
+
+        /** The next byte after blanks, consumed. */
+        byte next() {
+            blanks();
+            return b[at++];
+        }
+
+        /** From an opening quote: the index of the closing one; {@code escaped[0]} says whether a backslash came between. */
+        int stringEnd(boolean[] escaped) {
+            int i = at + 1;
+            // eight bytes at a time up to the first quote or backslash among them
+            while (i + 8 <= b.length) {
+                long word = (long) LONGS.get(b, i);
+                long found = zeroByte(word ^ QUOTES) | zeroByte(word ^ BACKSLASHES);
+                if (found != 0) {
+                    i += Long.numberOfTrailingZeros(found) >>> 3;
+                    break;
+                }
+                i += 8;
+            }
+            while (true) {
+                byte x = b[i];
+                if (x == '"') {
+                    return i;
+                }
+                if (x == '\\') {
+                    escaped[0] = true;
+                    i += 2;
                 } else {
-                    o.set(name, value(p, child));
+                    i++;
                 }
             }
-            return o;
         }
-        if (t == JsonToken.START_ARRAY) {
-            ArrayNode a = nodes.arrayNode();
-            int i = 0;
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-                a.add(value(p, node.element(i++)));
+
+        /** Moves past the value starting here (after blanks). */
+        void skip() {
+            blanks();
+            byte x = b[at];
+            if (x == '"') {
+                at = stringEnd(new boolean[1]) + 1;
+            } else if (x == '{' || x == '[') {
+                int depth = 0;
+                do {
+                    x = b[at];
+                    if (x == '"') {
+                        at = stringEnd(new boolean[1]);
+                    } else if (x == '{' || x == '[') {
+                        depth++;
+                    } else if (x == '}' || x == ']') {
+                        depth--;
+                    }
+                    at++;
+                } while (depth > 0);
+            } else {
+                while (at < b.length && !isEnd(b[at])) {
+                    at++;
+                }
             }
-            return a;
         }
-        return whole(p, t);
+
+        private static boolean isEnd(byte x) {
+            return x == ',' || x == '}' || x == ']' || x == ' ' || x == '\n' || x == '\r' || x == '\t';
+        }
     }
 
-    /** The value at the parser, entire: the common scalars here, the rest as the mapper reads them. */
-    private JsonNode whole(JsonParser p, JsonToken t) {
-        return switch (t) {
-            case VALUE_STRING -> nodes.stringNode(p.getString());
-            case VALUE_TRUE -> nodes.booleanNode(true);
-            case VALUE_FALSE -> nodes.booleanNode(false);
-            case VALUE_NULL -> nodes.nullNode();
-            case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
-                case INT -> nodes.numberNode(p.getIntValue());
-                case LONG -> nodes.numberNode(p.getLongValue());
-                default -> subtree.readValue(p);
-            };
-            default -> subtree.readValue(p);
-        };
+    private JsonNode value(Cursor c, PathTrie node) {
+        c.blanks();
+        if (node.whole()) {
+            return whole(c);
+        }
+        byte x = c.b[c.at];
+        if (x == '{') {
+            c.at++;
+            ObjectNode o = nodes.objectNode();
+            if (c.next() == '}') {
+                return o;
+            }
+            c.at--;
+            boolean[] escaped = new boolean[1];
+            while (true) {
+                c.blanks();
+                escaped[0] = false;
+                int end = c.stringEnd(escaped);
+                int from = c.at + 1;
+                c.at = end + 1;
+                c.next(); // ':'
+                if (escaped[0]) {
+                    String name = name(c.b, from - 1, end + 1);
+                    PathTrie child = node.child(name);
+                    if (child == null) {
+                        c.skip();
+                    } else {
+                        o.set(name, value(c, child));
+                    }
+                } else {
+                    int child = node.childIndex(c.b, from, end);
+                    if (child < 0) {
+                        c.skip();
+                    } else {
+                        o.set(node.childName(child), value(c, node.childAt(child)));
+                    }
+                }
+                // A stored document names each field once (it is written from a parsed tree): once
+                // it has every top-level field the trie names, the rest of it is left unread.
+                if (node == trie && o.size() == trie.fieldCount() || c.next() == '}') {
+                    return o;
+                }
+            }
+        }
+        if (x == '[') {
+            c.at++;
+            ArrayNode a = nodes.arrayNode();
+            if (c.next() == ']') {
+                return a;
+            }
+            c.at--;
+            for (int i = 0; ; i++) {
+                a.add(value(c, node.element(i)));
+                if (c.next() == ']') {
+                    return a;
+                }
+            }
+        }
+        return whole(c);
+    }
+
+    /** A field name with escapes, as the mapper reads the string between {@code from} and {@code to} (its quotes). */
+    private String name(byte[] b, int from, int to) {
+        return mapper.readTree(b, from, to - from).stringValue();
+    }
+
+    /** The value at the cursor, entire, the cursor moved past it. */
+    private JsonNode whole(Cursor c) {
+        byte[] b = c.b;
+        int from = c.at;
+        byte x = b[from];
+        if (x == '"') {
+            boolean[] escaped = new boolean[1];
+            int end = c.stringEnd(escaped);
+            c.at = end + 1;
+            return escaped[0] ? mapper.readTree(b, from, end + 1 - from)
+                    : nodes.stringNode(new String(b, from + 1, end - from - 1, StandardCharsets.UTF_8));
+        }
+        c.skip();
+        int to = c.at;
+        if (x == 't' && to - from == 4) {
+            return nodes.booleanNode(true);
+        }
+        if (x == 'f' && to - from == 5) {
+            return nodes.booleanNode(false);
+        }
+        if (x == 'n' && to - from == 4) {
+            return nodes.nullNode();
+        }
+        JsonNode integer = integer(b, from, to);
+        return integer != null ? integer : mapper.readTree(b, from, to - from);
+    }
+
+    /** An integer of up to 18 digits as the mapper makes it (an int when it fits), else null. */
+    private JsonNode integer(byte[] b, int from, int to) {
+        int i = from;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        int digits = to - i;
+        if (digits < 1 || digits > 18 || (b[i] == '0' && digits > 1)) {
+            return null;
+        }
+        long v = 0;
+        for (; i < to; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                return null;
+            }
+            v = v * 10 + d;
+        }
+        v = negative ? -v : v;
+        return v == (int) v ? nodes.numberNode((int) v) : nodes.numberNode(v);
     }
 }

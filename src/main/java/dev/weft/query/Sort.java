@@ -18,6 +18,12 @@ import tools.jackson.databind.JsonNode;
  */
 public record Sort(List<IndexField> fields) {
     public static final Sort ID_DESCENDING = new Sort(List.of(new IndexField("_id", -1)));
+    /**
+     * The field of {@code {"$meta":"textScore"}} in a sort (its name in the request does not
+     * matter, as in MongoDB): always descending; the store sets it on each match of a
+     * {@code $text} search before sorting ({@link TextSearch#score}).
+     */
+    public static final String TEXT_SCORE = "$textScore";
 
     private static final Json JSON = Json.standard();
     /** The sort key of an empty array, compared by identity: below every value. */
@@ -27,12 +33,19 @@ public record Sort(List<IndexField> fields) {
         fields = List.copyOf(fields);
     }
 
+    /** Whether it sorts by {@code textScore}. */
+    public boolean byTextScore() {
+        return fields.stream().anyMatch(f -> f.path().equals(TEXT_SCORE));
+    }
+
     public Comparator<JsonNode> comparator() {
-        List<Path> paths = fields.stream().map(f -> Path.of(f.path())).toList();
+        List<Path> paths = fields.stream().map(f -> f.path().equals(TEXT_SCORE) ? null : Path.of(f.path())).toList();
         return (a, b) -> {
             for (int i = 0; i < paths.size(); i++) {
                 boolean descending = fields.get(i).direction() < 0;
-                int c = compareKeys(sortKey(a, paths.get(i), descending), sortKey(b, paths.get(i), descending));
+                Path path = paths.get(i);
+                int c = path == null ? Double.compare(a.path(TEXT_SCORE).asDouble(0), b.path(TEXT_SCORE).asDouble(0))
+                        : compareKeys(sortKey(a, path, descending), sortKey(b, path, descending));
                 if (c != 0) {
                     return descending ? -c : c;
                 }
@@ -96,6 +109,10 @@ public record Sort(List<IndexField> fields) {
             JsonNode json = JSON.parse(text, "sort");
             for (Map.Entry<String, JsonNode> e : json.properties()) {
                 JsonNode d = e.getValue();
+                if (isTextScore(d)) {
+                    add(fields, TEXT_SCORE, -1);
+                    continue;
+                }
                 if (!d.isNumber() || (d.doubleValue() != 1 && d.doubleValue() != -1)) {
                     throw WeftException.badRequest("sort direction of '" + e.getKey() + "' must be 1 or -1, found " + d);
                 }
@@ -115,7 +132,22 @@ public record Sort(List<IndexField> fields) {
         return new Sort(fields);
     }
 
+    /** {@code {"$meta":"textScore"}}; 400 for another {@code $meta}. */
+    public static boolean isTextScore(JsonNode value) {
+        if (!value.isObject() || !value.has("$meta")) {
+            return false;
+        }
+        if (value.size() != 1 || !value.get("$meta").isString() || !value.get("$meta").stringValue().equals("textScore")) {
+            throw WeftException.badRequest("unsupported $meta " + value + ": only {\"$meta\":\"textScore\"}");
+        }
+        return true;
+    }
+
     private static void add(List<IndexField> fields, String name, int direction) {
+        if (name.equals(TEXT_SCORE) && fields.stream().noneMatch(f -> f.path().equals(TEXT_SCORE))) {
+            fields.add(new IndexField(name, direction));
+            return;
+        }
         if (name.isEmpty() || name.startsWith("$")) {
             throw WeftException.badRequest("sort has an invalid field name '" + name + "'");
         }

@@ -9,6 +9,7 @@ import tools.jackson.databind.JsonNode;
  * A filter (and sort) run on stored JSON bytes: each candidate is read once by a
  * {@link PrunedReader} keeping only the paths they name, and the reference evaluator runs on
  * that small tree. Whole documents are decoded only when returned, by whoever returns them.
+ * It keeps no state between documents, so the readers of a split scan share one.
  */
 public final class StoredMatcher {
     private final Filter filter;

@@ -97,6 +97,13 @@ public final class DocumentAccess {
         policy.checkPath("an index", path);
     }
 
+    /** A wildcard text index ({@code $**}) would index every field: 400 where the policy hides some. */
+    public void checkWildcardIndex() {
+        if (policy != DocumentPolicy.NONE) {
+            throw dev.weft.core.WeftException.badRequest("a wildcard text index would index fields this collection hides");
+        }
+    }
+
     /**
      * The document paths a change stream's filter reads, keyed by how the client wrote them
      * ({@code fullDocument.x} for {@code x}): 400 when the policy hides one, 403 (401) when the
@@ -131,11 +138,28 @@ public final class DocumentAccess {
      * array: 403 (401) when the response projection hides any of it, as for a filter.
      */
     public View view(Optional<ObjectNode> keys, List<JsonNode> query, Json json) {
-        Optional<Projection> client = keys.map(k -> {
+        return view(keys, query, json, Map.of());
+    }
+
+    /**
+     * {@link #view(Optional, List, Json)} with {@code computed} fields (a {@code textScore}) set
+     * on each document after the client's projection, computed from the document before it; the
+     * response projection still applies after them.
+     */
+    public View view(Optional<ObjectNode> keys, List<JsonNode> query, Json json,
+                     Map<String, java.util.function.ToDoubleFunction<JsonNode>> computed) {
+        Optional<Projection> projected = keys.map(k -> {
             policy.checkQuery("keys", k);
             Projection parsed = Projection.parse(k, query);
             parsed.probedPaths().forEach(path -> permission.checkShown("keys", path));
             return parsed;
+        });
+        Optional<Projection> client = computed.isEmpty() ? projected : Optional.of(doc -> {
+            Map<String, Double> values = new java.util.LinkedHashMap<>();
+            computed.forEach((name, f) -> values.put(name, f.applyAsDouble(doc)));
+            ObjectNode out = projected.isPresent() ? projected.get().apply(doc) : (ObjectNode) doc;
+            values.forEach(out::put);
+            return out;
         });
         Optional<Projection> acl = permission.projection();
         Optional<Projection> both = client.isEmpty() || acl.isEmpty()

@@ -310,6 +310,9 @@ public abstract class AbstractDocumentWrites<T, C> {
         if (index.spec().trigram()) {
             return Trigrams.keys(doc, index.fields().getFirst().path());
         }
+        if (index.spec().isText()) {
+            return index.spec().text().keys(doc, Trigrams.MAX_KEYS_PER_DOCUMENT);
+        }
         if (index.spec().holds(doc)) {
             keys.addAll(KeyEncoding.indexKeys(doc, index.fields()));
         }

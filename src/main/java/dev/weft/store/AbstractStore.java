@@ -198,6 +198,11 @@ public abstract class AbstractStore<T> implements Store {
                 }
                 throw WeftException.conflict("an index named " + spec.name() + " already exists with another definition");
             }
+            Optional<Catalog.Index> text = coll.indexes().stream().filter(i -> i.spec().isText()).findFirst();
+            if (spec.isText() && text.isPresent()) {
+                throw WeftException.conflict("only one text index per collection allowed, found existing text index \""
+                        + text.get().spec().name() + "\"");
+            }
             addIndex(tx, coll, spec);
             return null;
         });

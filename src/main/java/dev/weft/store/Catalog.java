@@ -3,6 +3,8 @@ package dev.weft.store;
 import dev.weft.core.Json;
 import dev.weft.query.IndexField;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.TextIndex;
+import dev.weft.query.TextLanguage;
 import dev.weft.store.plan.PlanIndex;
 import dev.weft.store.plan.QueryPlanner;
 import java.sql.Connection;
@@ -164,6 +166,7 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
     /**
      * The {@code fields} column of an index: its fields as an array, or, when it has options,
      * {@code {"fields":[...],"sparse":true,"partialFilterExpression":{...},"expireAfterSeconds":n,"kind":"trigram"}}
+     * (a text index: {@code "kind":"text","weights":{...},"default_language":..,"language_override":..})
      * (so indexes stored
      * before options existed read as they are, and no column is added).
      */
@@ -172,13 +175,20 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         for (IndexField f : spec.fields()) {
             array.addObject().put("path", f.path()).put("direction", f.direction());
         }
-        if (!spec.selective() && spec.expireAfterSeconds().isEmpty() && !spec.trigram()) {
+        if (!spec.selective() && spec.expireAfterSeconds().isEmpty() && spec.ordered()) {
             return json.bytes(array);
         }
         ObjectNode options = Json.NODES.objectNode();
         options.set("fields", array);
         if (spec.trigram()) {
             options.put("kind", "trigram");
+        }
+        if (spec.isText()) {
+            options.put("kind", "text");
+            ObjectNode weights = options.putObject("weights");
+            spec.text().weights().forEach(weights::put);
+            options.put("default_language", spec.text().defaultLanguage().mongoName());
+            options.put("language_override", spec.text().languageOverride());
         }
         if (spec.sparse()) {
             options.put("sparse", true);
@@ -201,8 +211,14 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         boolean sparse = stored.path("sparse").asBoolean(false);
         Optional<IndexSpec.PartialFilter> partial = stored.isObject() && stored.get("partialFilterExpression") instanceof ObjectNode p
                 ? Optional.of(IndexSpec.PartialFilter.of(p, STORED)) : Optional.empty();
-        IndexSpec.Kind kind = "trigram".equals(stored.path("kind").asString(""))
-                ? IndexSpec.Kind.TRIGRAM : IndexSpec.Kind.ORDERED;
+        String kindName = stored.path("kind").asString("");
+        if (kindName.equals("text")) {
+            java.util.Map<String, Integer> weights = new java.util.LinkedHashMap<>();
+            stored.get("weights").properties().forEach(e -> weights.put(e.getKey(), e.getValue().asInt()));
+            return IndexSpec.text(name, new TextIndex(weights, TextLanguage.named(stored.get("default_language").asString()),
+                    stored.get("language_override").asString()));
+        }
+        IndexSpec.Kind kind = kindName.equals("trigram") ? IndexSpec.Kind.TRIGRAM : IndexSpec.Kind.ORDERED;
         Optional<Long> expire = stored.path("expireAfterSeconds").canConvertToLong()
                 ? Optional.of(stored.get("expireAfterSeconds").longValue()) : Optional.empty();
         return new IndexSpec(name, List.copyOf(fields), unique, sparse, partial, expire, kind);
@@ -227,6 +243,9 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
             throw WeftException.badRequest("an index needs 1 to 32 fields");
         }
         for (IndexField f : spec.fields()) {
+            if (spec.isText() && f.path().equals(TextIndex.WILDCARD)) {
+                continue;
+            }
             if (f.path().isEmpty() || f.path().startsWith("$") || Arrays.asList(f.path().split("\\.", -1)).contains("")) {
                 throw WeftException.badRequest("invalid index field path: '" + f.path() + "'");
             }

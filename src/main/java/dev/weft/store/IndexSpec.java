@@ -3,6 +3,7 @@ package dev.weft.store;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.TextIndex;
 import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -21,11 +22,20 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>A {@link Kind#TRIGRAM} index (Weft's own, {@code {"keys":{"path":"trigram"}}}) has one field
  * and holds the trigrams of the strings there ({@link dev.weft.query.Trigrams}): it answers
  * {@code $regex} on that path, never a range or an order.
+ *
+ * <p>A {@link Kind#TEXT} index (MongoDB's, {@code {"keys":{"title":"text"}}}) holds the terms of
+ * the strings its {@link TextIndex} covers: it answers {@code $text}, never a range or an order.
+ * A collection has at most one.
  */
 public record IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
-                        Optional<Long> expireAfterSeconds, Kind kind) {
-    /** What an index's keys are: encoded values in order, or the trigrams of strings. */
-    public enum Kind { ORDERED, TRIGRAM }
+                        Optional<Long> expireAfterSeconds, Kind kind, TextIndex text) {
+    /** What an index's keys are: encoded values in order, the trigrams of strings, or the terms of texts. */
+    public enum Kind { ORDERED, TRIGRAM, TEXT }
+
+    public IndexSpec(String name, List<IndexField> fields, boolean unique, boolean sparse, Optional<PartialFilter> partial,
+                     Optional<Long> expireAfterSeconds, Kind kind) {
+        this(name, fields, unique, sparse, partial, expireAfterSeconds, kind, null);
+    }
 
     public IndexSpec(String name, List<IndexField> fields, boolean unique) {
         this(name, fields, unique, false, Optional.empty());
@@ -46,8 +56,23 @@ public record IndexSpec(String name, List<IndexField> fields, boolean unique, bo
                 Kind.TRIGRAM);
     }
 
+    /** A MongoDB text index over {@code text}'s fields (their paths are its fields, in order). */
+    public static IndexSpec text(String name, TextIndex text) {
+        List<IndexField> fields = text.weights().keySet().stream().sorted().map(p -> new IndexField(p, 1)).toList();
+        return new IndexSpec(name, fields, false, false, Optional.empty(), Optional.empty(), Kind.TEXT, text);
+    }
+
     public boolean trigram() {
         return kind == Kind.TRIGRAM;
+    }
+
+    public boolean isText() {
+        return kind == Kind.TEXT;
+    }
+
+    /** Whether its keys are values in order (so it serves ranges and sorts): neither trigram nor text. */
+    public boolean ordered() {
+        return kind == Kind.ORDERED;
     }
 
     /** A {@code partialFilterExpression} as written, and compiled. Equal when written alike. */

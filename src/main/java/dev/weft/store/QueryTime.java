@@ -83,6 +83,16 @@ public final class QueryTime {
         return asked > 0 && asked < settingMs ? new QueryTime(asked, true) : new QueryTime(settingMs, false);
     }
 
+    /**
+     * A clock for one part of this query read on another thread at the same time: the time left
+     * now, the same wording past it (a QueryTime is used by one thread at a time).
+     */
+    public QueryTime part() {
+        QueryTime part = new QueryTime(limitMs, requested);
+        part.spentNanos = spentNanos + System.nanoTime() - runningSince;
+        return part;
+    }
+
     /** Stops counting (the results are being handed out). */
     public void pause() {
         spentNanos += System.nanoTime() - runningSince;

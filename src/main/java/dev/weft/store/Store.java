@@ -81,10 +81,11 @@ public interface Store extends AutoCloseable {
 
     /**
      * Every document matching {@code filter}, in no particular order, read as up to {@code parts}
-     * disjoint ranges that may run at once, each on its own thread: range {@code i} hands its
-     * documents to {@code sinkOfPart.apply(i)} and to no other sink, so a caller keeps one
+     * disjoint parts (each a set of _id ranges) that may run at once, each on its own thread: part
+     * {@code i} hands its documents to {@code sinkOfPart.apply(i)} and to no other sink, so a caller keeps one
      * partial result per range (a {@code $group}'s accumulators) and merges them at the end.
-     * Returns once every range is read. A store that cannot split reads one range.
+     * Returns once every part is read. A store that cannot split (or a collection under
+     * {@code scan-split-min-rows}) reads one part, on the calling thread.
      */
     default void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
             IntFunction<Consumer<StoredDocument>> sinkOfPart) {
@@ -127,6 +128,17 @@ public interface Store extends AutoCloseable {
 
     default List<WriteResult> writeAll(List<WriteOp> ops) {
         return writeAll(ops, Durability.HARD);
+    }
+
+    // --- transactions --------------------------------------------------------------------
+
+    /**
+     * Opens a multi-document transaction ({@link Transaction}): its reads see its writes, nobody
+     * else does before its commit, and its events reach the {@link EventLog} at commit, as one
+     * commit. A store without transactions answers 501.
+     */
+    default Transaction begin() {
+        throw new dev.weft.core.WeftException(501, "this store does not support transactions");
     }
 
     // --- change events -------------------------------------------------------------------

@@ -102,7 +102,9 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
 
     /** The stream's stages compile, with every {@code $var} taken as null. */
     private static void check(ObjectNode stream, String name, QueryLimits limits) {
-        Filter.parse(Variables.unbound(match(stream, name)), limits);
+        if (Filter.parse(Variables.unbound(match(stream, name)), limits).textSearch().isPresent()) {
+            throw WeftException.badRequest("$text is not allowed in a change stream's filter (MongoDB's neither)");
+        }
         EventStages.of(shapingStages(stream), "stream " + name, limits, Variables::unbound);
     }
 
@@ -111,6 +113,9 @@ public record StreamQuery(Namespace ns, Filter filter, boolean onDocument, boole
             throw WeftException.badRequest("a stream filter must be a JSON object");
         }
         Filter filter = Filter.parse(spec, limits);
+        if (filter.textSearch().isPresent()) {
+            throw WeftException.badRequest("$text is not allowed in a change stream's filter (MongoDB's neither)");
+        }
         return new StreamQuery(ns, filter, onDocument, false, Optional.empty(), Optional.empty(), OptionalLong.empty(),
                 equality((ObjectNode) spec, onDocument), Optional.empty());
     }

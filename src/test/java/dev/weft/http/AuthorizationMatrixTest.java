@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthorizationMatrixTest {
     private static final List<String> WHO = List.of("anon", "bob", "alice", "admin");
+    private static final String NO_SESSION = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
     TestServer server;
 
@@ -122,6 +123,15 @@ class AuthorizationMatrixTest {
                 // one's own token only, no rule needed; nobody reads another's, an admin may revoke it
                 row("/tokens/{user}", "GET", "/tokens/alice", null, 401, 403, 200, 403),
                 row("/tokens/{user}", "DELETE", "/tokens/bob", null, 401, 204, 403, 204),
+                // sessions need a rule for /_sessions, as in RESTHeart (the notes rules give none); an unknown one is 404
+                row("/_sessions", "POST", "/_sessions", null, 401, 403, 403, 201),
+                row("/_sessions/{sid}", "DELETE", "/_sessions/" + NO_SESSION, null, 401, 403, 403, 404),
+                row("/_sessions/{sid}/_txns", "GET", "/_sessions/" + NO_SESSION + "/_txns", null, 401, 403, 403, 404),
+                row("/_sessions/{sid}/_txns", "POST", "/_sessions/" + NO_SESSION + "/_txns", null, 401, 403, 403, 404),
+                row("/_sessions/{sid}/_txns/{txn}", "PATCH", "/_sessions/" + NO_SESSION + "/_txns/1", null, 401, 403, 403, 404),
+                row("/_sessions/{sid}/_txns/{txn}", "DELETE", "/_sessions/" + NO_SESSION + "/_txns/1", null, 401, 403, 403, 404),
+                // a data request naming a session that is not the caller's: 404 for everyone its rules let through
+                row("/{db}/{coll}", "GET", "/db/notes?sid=" + NO_SESSION + "&txn=1", null, 401, 404, 404, 404),
                 row("/{db}", "GET", "/db", null, 401, 403, 403, 200),
                 row("/{db}", "PUT", "/db2", null, 401, 403, 403, 201),
                 row("/{db}", "DELETE", "/db", null, 401, 403, 403, 409), // admin: If-Match required

@@ -52,6 +52,9 @@ public abstract class StoreContract {
     /** The plan of the last find or count the store planned. */
     protected abstract QueryPlanner.Plan<?> lastPlan();
 
+    /** Queries this store read split into parts ({@code parallel-scans}). */
+    protected abstract long splitScans();
+
     /** Releases what {@link #open} took beyond the store (a schema); the store is closed already. */
     protected void cleanUp() {}
 
@@ -406,6 +409,52 @@ public abstract class StoreContract {
         assertThat(store.count(ns, filter("{\"k\":1}"))).isEqualTo(33);
         assertThat(store.count(ns, filter("{\"k\":1, \"s\":\"v1\"}"))).isEqualTo(5);
         assertThat(store.count(ns, filter("{\"k\":7}"))).isZero();
+    }
+
+    /** Everything a split scan answers, on the store open now: counts, pages in _id and unindexed orders, scanParts. */
+    private List<Object> answersOfWholeCollectionReads() {
+        List<Object> out = new ArrayList<>();
+        for (String f : List.of("{\"k\":1}", "{\"s\":{\"$regex\":\"v[35]\"}}", "{\"t\":{\"$exists\":true}}", "{\"k\":{\"$gte\":0}}")) {
+            out.add(store.count(ns, filter(f)));
+            out.add(ids(query(f, null, 0, 10)));
+            out.add(ids(query(f, null, 7, 25)));
+            out.add(ids(query(f, "{\"_id\":1}", 3, 20)));
+            out.add(ids(query(f, "{\"s\":-1, \"k\":1}", 5, 12)));
+            List<String> scanned = java.util.Collections.synchronizedList(new ArrayList<>());
+            store.scanParts(ns, filter(f), dev.weft.core.ReadMode.SINGLE, 3,
+                    part -> d -> scanned.add(JSON.text(JSON.parse(d.json(), "doc").get("_id"))));
+            out.add(scanned.stream().sorted().toList());
+        }
+        return out;
+    }
+
+    private void insertMixedIds() {
+        insertNumbered(3_000, "");
+        for (int i = 0; i < 60; i++) {
+            insert("{\"_id\":\"s" + i + "\", \"k\":" + (i % 3) + ", \"s\":\"v" + (i % 7) + "\", \"t\":" + i + "}");
+        }
+        insert("{\"_id\":{\"o\":1}, \"k\":1, \"s\":\"v3\"}");
+    }
+
+    @Test
+    void aSplitScanAnswersWhatTheUnsplitOneDoes() {
+        store.close();
+        store = open("--parallel-scans", "0");
+        store.putDatabase(db, obj("{}"), Optional.empty());
+        store.putCollection(ns, obj("{}"), Optional.empty());
+        insertMixedIds();
+        List<Object> unsplit = answersOfWholeCollectionReads();
+        assertThat(splitScans()).isZero();
+
+        store.close();
+        store = open("--parallel-scans", "2", "--scan-parts", "3", "--scan-split-min-rows", "100");
+        store.putDatabase(db, obj("{}"), Optional.empty());
+        store.putCollection(ns, obj("{}"), Optional.empty());
+        insertMixedIds();
+        List<Object> split = answersOfWholeCollectionReads();
+        assertThat(split).isEqualTo(unsplit);
+        assertThat(splitScans()).as("every count, unindexed sort, _id-ordered page and scanParts was split")
+                .isEqualTo(4 * 6);
     }
 
     @Test

@@ -194,7 +194,7 @@ public final class DeepPages {
     private boolean servedByAnIndex(Namespace ns, Sort sort) {
         try {
             for (IndexSpec spec : store.indexes(ns)) {
-                if (!spec.selective() && !spec.trigram() && QueryPlanner.direction(sort.fields(), spec.fields()) != null) {
+                if (!spec.selective() && spec.ordered() && QueryPlanner.direction(sort.fields(), spec.fields()) != null) {
                     return true;
                 }
             }

@@ -5,6 +5,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.TextSearch;
 import dev.weft.query.Trigrams;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +38,8 @@ import java.util.Optional;
  * </ol>
  * A trigram index is never a range or an order: when the filter's {@code $regex} terms on its
  * path require literals, the lookup of their trigrams is a candidate taken where the scan or a
- * walk in sort order would be (no candidate, or the best one counts {@code cap}+ keys), and when
+ * walk in sort order would be (no candidate, or the best one counts {@code cap}+ keys) if it
+ * returns few documents ({@link #fewCandidates}: probed, as other candidates are), and when
  * hinted (a hinted trigram index with nothing to look up is 400, as an unknown name).
  * Every plan is a superset read: the caller evaluates the filter on each document.
  *
@@ -51,6 +53,22 @@ public final class QueryPlanner {
     public static final List<IndexField> ID_FIELDS = List.of(new IndexField("_id", 1));
     private static final int MIN_PROBE_CAP = 1000;
     private static final int MAX_PROBE_CAP = 100_000;
+    /**
+     * Most terms a {@code $text} search looks up (one UNION part each); a longer search reads every
+     * document instead, which the search still decides (a bound on one statement's size, not a refusal).
+     */
+    static final int MAX_TEXT_LOOKUP_TERMS = 64;
+    /** {@code trigram-probe-cap}'s default. */
+    public static final long DEFAULT_TRIGRAM_PROBE_CAP = 10_000;
+    /**
+     * A trigram lookup is taken only when the collection holds at least this many documents per
+     * estimated candidate: fetching a candidate by id costs a few sequential rows of a scan, and a
+     * scan in sort order stops at the page's end, so a lookup returning more loses (measured 10×
+     * slower on a regex every document matches, bench/results/engine-3-trigram.txt).
+     */
+    static final int DOCUMENTS_PER_TRIGRAM_CANDIDATE = 8;
+    /** Every encoded key: the tags of {@link dev.weft.query.KeyEncoding} are all below 0xFF. */
+    private static final KeyRange EVERY_KEY = new KeyRange(new byte[0], new byte[] {(byte) 0xFF});
 
     /**
      * @param index      the index read, or null for the primary key
@@ -116,12 +134,29 @@ public final class QueryPlanner {
     public static <I extends PlanIndex> Plan<I> plan(String coll, List<I> indexes, Filter filter, Sort sort, long skip,
                                                      long limit, Optional<String> hint, Probe<I> probe)
             throws SQLException {
+        return plan(coll, indexes, filter, sort, skip, limit, hint, probe, DEFAULT_TRIGRAM_PROBE_CAP);
+    }
+
+    /**
+     * @param trigramCap most postings counted to estimate a trigram lookup's candidates
+     *                   ({@code trigram-probe-cap}); at or past it the lookup is not taken unhinted
+     */
+    public static <I extends PlanIndex> Plan<I> plan(String coll, List<I> indexes, Filter filter, Sort sort, long skip,
+                                                     long limit, Optional<String> hint, Probe<I> probe, long trigramCap)
+            throws SQLException {
+        Optional<TextSearch> text = filter.textSearch();
+        if (text.isPresent()) {
+            return textPlan(indexes, text.get());
+        }
         boolean unbounded = limit == Long.MAX_VALUE;
         Plan<I> byTrigrams = unbounded && sort != null ? null : trigramPlan(indexes, filter, hint);
         if (hint.isPresent()) {
             return byTrigrams != null ? byTrigrams : hinted(coll, indexes, filter, sort, unbounded, hint.get());
         }
-        indexes = indexes.stream().filter(i -> !i.spec().trigram() && WrittenFilter.implies(filter, i.spec())).toList();
+        if (byTrigrams != null && !fewCandidates(byTrigrams, probe, trigramCap)) {
+            byTrigrams = null;
+        }
+        indexes = indexes.stream().filter(i -> i.spec().ordered() && WrittenFilter.implies(filter, i.spec())).toList();
         List<Candidate<I>> candidates = new ArrayList<>();
         Optional<List<KeyRange>> idRanges = filter.keyRanges(ID_FIELDS, false);
         idRanges.ifPresent(r -> candidates.add(new Candidate<>(null, merge(r))));
@@ -166,7 +201,7 @@ public final class QueryPlanner {
                 }
             }
         }
-        if (byTrigrams != null && (best == null || bestCount >= cap)) {
+        if (byTrigrams != null && (best == null || bestCount >= cap)) { // few candidates (fewCandidates): better than scanning
             return byTrigrams;
         }
         if (walk != null && (best == null || bestCount >= cap)) {
@@ -178,6 +213,71 @@ public final class QueryPlanner {
         }
         return new Plan<>(best.index(), best.ranges(), false, false,
                 "IXSCAN " + best.name() + " " + best.ranges().size() + " range(s), sorted in memory");
+    }
+
+    /**
+     * Whether a trigram lookup returns few documents: an upper bound of its candidates (an AND
+     * has at most its rarest trigram's documents, an OR the sum of its parts', plus the documents
+     * too long to index) counted in the index up to {@code cap}, below the cap and below
+     * 1/{@link #DOCUMENTS_PER_TRIGRAM_CANDIDATE} of the collection (whose documents are counted up
+     * to that many).
+     */
+    static <I extends PlanIndex> boolean fewCandidates(Plan<I> lookup, Probe<I> probe, long cap) throws SQLException {
+        long estimate = probe.count(lookup.index(), List.of(new KeyRange(Trigrams.OVERFLOW, Trigrams.OVERFLOW)), cap);
+        if (estimate < cap) {
+            estimate += estimate(lookup.trigrams(), lookup.index(), probe, cap - estimate);
+        }
+        if (estimate >= cap) {
+            return false;
+        }
+        long enough = DOCUMENTS_PER_TRIGRAM_CANDIDATE * Math.max(1, estimate);
+        return probe.count(null, List.of(EVERY_KEY), enough) >= enough;
+    }
+
+    private static <I extends PlanIndex> long estimate(Trigrams.Query q, I index, Probe<I> probe, long cap) throws SQLException {
+        return switch (q) {
+            case Trigrams.Gram g -> probe.count(index, List.of(new KeyRange(g.key(), g.key())), cap);
+            case Trigrams.All a -> {
+                long least = cap;
+                for (Trigrams.Query part : a.parts()) {
+                    least = Math.min(least, estimate(part, index, probe, least));
+                }
+                yield least;
+            }
+            case Trigrams.Any o -> {
+                long sum = 0;
+                for (Trigrams.Query part : o.parts()) {
+                    sum += estimate(part, index, probe, cap - sum);
+                    if (sum >= cap) {
+                        break;
+                    }
+                }
+                yield sum;
+            }
+        };
+    }
+
+    /**
+     * A {@code $text} search always reads the text index, as MongoDB's: the documents holding any
+     * of its words' terms (none when it has no word but stop words and negations). A search the
+     * caller has not bound yet is bound here to the collection's text index; 400 when there is none.
+     */
+    private static <I extends PlanIndex> Plan<I> textPlan(List<I> indexes, TextSearch search) {
+        I index = indexes.stream().filter(i -> i.spec().isText()).findFirst()
+                .orElseThrow(() -> WeftException.badRequest(TextSearch.NO_INDEX));
+        if (!search.bound()) {
+            search.bind(index.spec().text());
+        }
+        List<byte[]> keys = search.lookupKeys();
+        if (keys.size() > MAX_TEXT_LOOKUP_TERMS) {
+            return new Plan<>(null, null, false, false, "COLLSCAN (" + keys.size() + " $text terms), sorted in memory");
+        }
+        String name = "TEXT " + index.spec().name() + " " + keys.size() + " term(s), sorted in memory";
+        if (keys.isEmpty()) {
+            return new Plan<>(index, List.of(), false, false, name, null);
+        }
+        List<Trigrams.Query> terms = keys.stream().<Trigrams.Query>map(Trigrams.Gram::new).toList();
+        return new Plan<>(index, null, false, false, name, terms.size() == 1 ? terms.getFirst() : new Trigrams.Any(terms));
     }
 
     /**

@@ -94,4 +94,9 @@ public record WrittenFilter(Filter compiled, List<JsonNode> written) implements 
     public TextCondition requiredStrings(String path) {
         return compiled.requiredStrings(path);
     }
+
+    @Override
+    public Optional<dev.weft.query.TextSearch> textSearch() {
+        return compiled.textSearch();
+    }
 }

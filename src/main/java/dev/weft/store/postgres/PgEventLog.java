@@ -123,19 +123,46 @@ final class PgEventLog implements EventLog {
 
     // --- writing (in the writer's transaction) ---------------------------------------------------
 
-    /** Logs {@code events}, without seqs, in the open writing transaction {@code c}; takes no shared lock. */
-    void append(Connection c, List<ChangeEvent> events) throws SQLException {
+    /**
+     * Logs {@code events}, without seqs, in the open writing transaction of {@code sql}, in one
+     * statement (held back with the write's other rows in a {@link PgPipeline}); takes no shared
+     * lock. Their ids follow the order of the list.
+     */
+    void append(SqlConnection sql, List<ChangeEvent> events) throws SQLException {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO weft_events(at, " + EventRows.WRITTEN + ")"
-                + " VALUES (" + DB_NOW_MS + ", ?, ?, ?, ?, ?, ?, ?)")) {
-            for (ChangeEvent e : events) {
-                EventRows.bind(ps, 1, json, e);
-                ps.addBatch();
-            }
-            ps.executeBatch();
+        int n = events.size();
+        String[] dbs = new String[n];
+        String[] colls = new String[n];
+        Integer[] ops = new Integer[n];
+        byte[][] keys = new byte[n][];
+        byte[][] docs = new byte[n][];
+        byte[][] pres = new byte[n][];
+        byte[][] upds = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            ChangeEvent e = events.get(i);
+            dbs[i] = e.ns().db();
+            colls[i] = e.ns().coll();
+            ops[i] = e.operation().ordinal();
+            keys[i] = json.bytes(e.documentKey());
+            docs[i] = e.fullDocument();
+            pres[i] = e.previousDocument();
+            upds[i] = e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode());
         }
+        PgPipeline.run(sql, "INSERT INTO weft_events(at, " + EventRows.WRITTEN + ") SELECT " + DB_NOW_MS + ", " + EventRows.WRITTEN
+                + " FROM unnest(?::text[], ?::text[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
+                + " WITH ORDINALITY AS e(" + EventRows.WRITTEN + ", n) ORDER BY n", (ps, i) -> {
+                    Connection c = ps.getConnection();
+                    ps.setArray(i, c.createArrayOf("text", dbs));
+                    ps.setArray(i + 1, c.createArrayOf("text", colls));
+                    ps.setArray(i + 2, c.createArrayOf("int4", ops));
+                    ps.setArray(i + 3, c.createArrayOf("bytea", keys));
+                    ps.setArray(i + 4, c.createArrayOf("bytea", docs));
+                    ps.setArray(i + 5, c.createArrayOf("bytea", pres));
+                    ps.setArray(i + 6, c.createArrayOf("bytea", upds));
+                    return i + 7;
+                });
     }
 
     /** A commit happened (on this node, or notified from another): read the log now. */

@@ -1,6 +1,5 @@
 package dev.weft.store.postgres;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.weft.core.Durability;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
@@ -8,42 +7,55 @@ import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
-import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 
 /**
  * Document writes as PostgreSQL transactions: each call one transaction on a pooled connection,
  * concurrently with every other node's, the rows written by the {@link SqlEngine}.
  *
- * <p>Invariants: a write first takes a share lock on each collection's catalog row and checks its
- * {@code gen} against the catalog it planned with (index changes bump {@code gen} under an
- * exclusive lock), so no write maintains a stale set of indexes, on any node; several ops run
- * each in a savepoint (a failing op undoes only itself), a lone op without one (its failure rolls
- * back the transaction); the events commit with the writes ({@link PgEventLog#append}); nothing
- * is acknowledged before COMMIT returned.
+ * <p>Round trips: a lone op holds back every statement whose answer it does not wait for and
+ * sends them with COMMIT ({@link PgPipeline}): an insert (one document or an ndjson chunk) is one
+ * round trip, a replace, update or delete two (the read of the locked document, then its rows,
+ * its events, the catalog check and COMMIT). Several ops run each in a savepoint, statement by
+ * statement, so that a failing op undoes only itself.
+ *
+ * <p>Catalog changes: a write takes no lock on the catalog. It checks, as the last statement
+ * before COMMIT, that each collection's {@code gen} is still the one of the catalog it planned
+ * with; by then it holds the ROW EXCLUSIVE lock of the collection's table (its own rows took it),
+ * which an index change waits for ({@link PostgresStore}: {@code LOCK TABLE d<id> IN SHARE MODE}
+ * before it bumps {@code gen}). So either the index change committed before the check (the check
+ * fails, the write is retried with the new indexes) or it waits for the write's COMMIT and then
+ * builds the index from rows that include the write's. No write maintains a stale set of
+ * indexes, on any node.
  *
  * <p>Retries, from the start: when the catalog changed underneath, on a deadlock or a
- * serialization failure, and when an upsert lost a race to insert the same _id.
+ * serialization failure, and when an upsert lost a race to insert the same _id. An insert whose
+ * document the database refused as a duplicate (a count checked by {@link #EXPECT}) is run again
+ * statement by statement, for the exact answer the engine gives.
  */
 final class PgWrites {
     private static final int ATTEMPTS = 8;
+    /** The function, installed with the schema, that fails a transaction whose row count is not the expected one. */
+    static final String EXPECT = "weft_expect_v1";
+    /** Its SQLSTATE. */
+    static final String EXPECTED = "WF001";
 
-    private final HikariDataSource pool;
+    private final DataSource pool;
     private final PgCatalog catalog;
     private final SqlEngine engine;
     private final PgEventLog events;
     private final WriteNotifier notifier;
     private final Consumer<Namespace> bump;
 
-    PgWrites(HikariDataSource pool, PgCatalog catalog, SqlEngine engine, PgEventLog events, WriteNotifier notifier,
+    PgWrites(DataSource pool, PgCatalog catalog, SqlEngine engine, PgEventLog events, WriteNotifier notifier,
              Consumer<Namespace> bump) {
         this.pool = pool;
         this.catalog = catalog;
@@ -53,11 +65,19 @@ final class PgWrites {
         this.bump = bump;
     }
 
+    /** Installs {@link #EXPECT}, inside the store's schema transaction (its name carries its version). */
+    static void createSchema(Statement s) throws SQLException {
+        s.execute("CREATE OR REPLACE FUNCTION " + EXPECT + "(got bigint, want bigint, what text) RETURNS bigint"
+                + " LANGUAGE plpgsql AS $$ BEGIN IF got <> want THEN RAISE EXCEPTION USING ERRCODE = '" + EXPECTED
+                + "', MESSAGE = what || ': ' || got || ' of ' || want; END IF; RETURN got; END $$");
+    }
+
     /**
      * All ops in one transaction. A {@link Durability#SOFT} transaction runs with
      * {@code synchronous_commit = off}: its commit returns before its WAL is flushed.
      */
     List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
+        boolean hold = ops.size() == 1;
         for (int attempt = 0; ; attempt++) {
             // asks the snapshot it will plan with: a reload publishes the catalog before it
             catalog.fresh(() -> ops.stream().allMatch(op -> catalog.planned().catalog().colls().containsKey(op.ns())));
@@ -68,23 +88,19 @@ final class PgWrites {
             }
             Set<Catalog.Coll> touched = new LinkedHashSet<>();
             List<ChangeEvent> changes = new ArrayList<>();
-            try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
+            try (PgPipeline sql = new PgPipeline(pool.getConnection(), hold)) {
                 sql.connection().setAutoCommit(false);
                 try {
                     if (durability == Durability.SOFT) {
-                        sql.exec("SET LOCAL synchronous_commit = off");
+                        sql.send("SET LOCAL synchronous_commit = off", (ps, i) -> i);
                     }
-                    List<WriteResult> results = run(sql, plan, ops, touched, changes);
-                    if (results == null) {
-                        sql.connection().rollback();
-                        catalog.reload();
-                        continue;
-                    }
+                    List<WriteResult> results = run(sql, cat, ops, touched, changes);
                     if (touched.isEmpty()) {
-                        sql.connection().rollback();
+                        sql.rollback();
                     } else {
-                        events.append(sql.connection(), changes);
-                        sql.connection().commit();
+                        events.append(sql, changes);
+                        checkCatalog(sql, plan, touched);
+                        sql.commit();
                         events.wake();
                         notifier.written(touched.stream().map(Catalog.Coll::id).toList());
                         touched.forEach(coll -> bump.accept(coll.ns()));
@@ -99,6 +115,14 @@ final class PgWrites {
                 }
             } catch (SQLException e) {
                 String state = e.getSQLState();
+                if (EXPECTED.equals(state) && attempt < ATTEMPTS) {
+                    if (String.valueOf(e.getMessage()).contains("catalog:")) {
+                        catalog.reload();
+                    } else {
+                        hold = false;
+                    }
+                    continue;
+                }
                 boolean stale = engine.dialect().isMissingTable(e);
                 if (attempt < ATTEMPTS && ("40001".equals(state) || "40P01".equals(state) || stale)) {
                     if (stale) {
@@ -118,24 +142,8 @@ final class PgWrites {
         }
     }
 
-    /**
-     * The ops' results, or null when the catalog this node planned with is stale. Locks each
-     * collection's catalog row in share mode first.
-     */
-    private List<WriteResult> run(SqlConnection sql, PgCatalog.Planned plan, List<WriteOp> ops, Set<Catalog.Coll> touched,
+    private List<WriteResult> run(PgPipeline sql, Catalog cat, List<WriteOp> ops, Set<Catalog.Coll> touched,
                                   List<ChangeEvent> changes) throws SQLException {
-        Catalog cat = plan.catalog();
-        Set<Catalog.Coll> colls = new LinkedHashSet<>();
-        ops.forEach(op -> colls.add(cat.colls().get(op.ns())));
-        PreparedStatement ps = sql.prepare("SELECT gen FROM weft_colls WHERE id = ? FOR SHARE");
-        for (Catalog.Coll coll : colls) {
-            ps.setLong(1, coll.id());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next() || rs.getLong(1) != plan.gens().getOrDefault(coll.id(), -1L)) {
-                    return null;
-                }
-            }
-        }
         boolean savepoints = ops.size() > 1;
         List<WriteResult> results = new ArrayList<>(ops.size());
         for (WriteOp op : ops) {
@@ -146,11 +154,28 @@ final class PgWrites {
                 touched.add(coll);
             } else if (!savepoints) {
                 changes.subList(mark, changes.size()).clear();
-                sql.connection().rollback();
+                sql.rollback();
             }
             results.add(result);
         }
         return results;
+    }
+
+    /**
+     * Fails the transaction ({@link #EXPECTED}, "catalog") unless every written collection still
+     * has the {@code gen} this node planned with. Runs after the write's rows, under the table
+     * locks they took (see the class comment).
+     */
+    private static void checkCatalog(PgPipeline sql, PgCatalog.Planned plan, Set<Catalog.Coll> touched) throws SQLException {
+        Long[] ids = touched.stream().map(Catalog.Coll::id).toArray(Long[]::new);
+        Long[] gens = touched.stream().map(c -> plan.gens().getOrDefault(c.id(), -1L)).toArray(Long[]::new);
+        sql.send("SELECT " + EXPECT + "(count(*), ?, 'catalog') FROM weft_colls c, unnest(?::bigint[], ?::bigint[]) AS p(id, gen)"
+                + " WHERE c.id = p.id AND c.gen = p.gen", (ps, i) -> {
+                    ps.setLong(i, ids.length);
+                    ps.setArray(i + 1, ps.getConnection().createArrayOf("bigint", ids));
+                    ps.setArray(i + 2, ps.getConnection().createArrayOf("bigint", gens));
+                    return i + 3;
+                });
     }
 
     private static boolean upsert(WriteOp op) {

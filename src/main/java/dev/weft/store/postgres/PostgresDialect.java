@@ -74,27 +74,52 @@ final class PostgresDialect implements Dialect {
         return FETCH_ROWS;
     }
 
-    /** One multi-row INSERT, the body also parsed as jsonb by the database. */
+    /**
+     * One multi-row INSERT, the body also parsed as jsonb by the database. In a write that holds
+     * its statements back ({@link PgPipeline}) the count is checked by the database: a duplicate
+     * fails the transaction ({@link PgWrites#EXPECTED}), and the write is run again statement by
+     * statement for its exact answer.
+     */
     @Override
     public int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException {
         String[] texts = new String[bodies.size()];
         for (int i = 0; i < texts.length; i++) {
             texts[i] = new String(bodies.get(i), StandardCharsets.UTF_8);
         }
-        PreparedStatement ps = sql.prepare("INSERT INTO " + table + "(id, body, doc) SELECT i, convert_to(t, 'UTF8'), t::jsonb"
-                + " FROM unnest(?::bytea[], ?::text[]) AS u(i, t) ON CONFLICT (id) DO NOTHING");
-        ps.setArray(1, array(sql, ids));
+        String insert = "INSERT INTO " + table + "(id, body, doc) SELECT i, convert_to(t, 'UTF8'), t::jsonb"
+                + " FROM unnest(?::bytea[], ?::text[]) AS u(i, t) ON CONFLICT (id) DO NOTHING";
+        if (sql instanceof PgPipeline p && p.holding()) {
+            p.send("WITH d AS (" + insert + " RETURNING 1) SELECT " + PgWrites.EXPECT + "(count(*), ?, 'documents') FROM d",
+                    (ps, i) -> {
+                        ps.setArray(i, array(ps, ids));
+                        ps.setArray(i + 1, ps.getConnection().createArrayOf("text", texts));
+                        ps.setLong(i + 2, ids.size());
+                        return i + 3;
+                    });
+            return ids.size();
+        }
+        PreparedStatement ps = sql.prepare(insert);
+        ps.setArray(1, array(ps, ids));
         ps.setArray(2, sql.connection().createArrayOf("text", texts));
         return ps.executeUpdate();
     }
 
     @Override
     public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
-        PreparedStatement ps = sql.prepare("UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?");
-        ps.setBytes(1, body);
-        ps.setString(2, new String(body, StandardCharsets.UTF_8));
-        ps.setBytes(3, id);
-        ps.executeUpdate();
+        PgPipeline.run(sql, "UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?", (ps, i) -> {
+            ps.setBytes(i, body);
+            ps.setString(i + 1, new String(body, StandardCharsets.UTF_8));
+            ps.setBytes(i + 2, id);
+            return i + 3;
+        });
+    }
+
+    @Override
+    public void deleteDocument(SqlConnection sql, String table, byte[] id) throws SQLException {
+        PgPipeline.run(sql, "DELETE FROM " + table + " WHERE id = ?", (ps, i) -> {
+            ps.setBytes(i, id);
+            return i + 1;
+        });
     }
 
     @Override
@@ -102,19 +127,22 @@ final class PostgresDialect implements Dialect {
         if (keys.isEmpty()) {
             return;
         }
-        PreparedStatement ps = sql.prepare("INSERT INTO " + table
-                + "(key, id) SELECT * FROM unnest(?::bytea[], ?::bytea[]) ON CONFLICT (key, id) DO NOTHING");
-        ps.setArray(1, array(sql, keys));
-        ps.setArray(2, array(sql, ids));
-        ps.executeUpdate();
+        PgPipeline.run(sql, "INSERT INTO " + table + "(key, id) SELECT * FROM unnest(?::bytea[], ?::bytea[]) ON CONFLICT (key, id) DO NOTHING",
+                (ps, i) -> {
+                    ps.setArray(i, array(ps, keys));
+                    ps.setArray(i + 1, array(ps, ids));
+                    return i + 2;
+                });
     }
 
     @Override
     public void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException {
-        PreparedStatement ps = sql.prepare("DELETE FROM " + table + " WHERE id = ? AND key = ANY(?::bytea[])");
-        ps.setBytes(1, id);
-        ps.setArray(2, array(sql, new ArrayList<>(keys)));
-        ps.executeUpdate();
+        List<byte[]> gone = new ArrayList<>(keys);
+        PgPipeline.run(sql, "DELETE FROM " + table + " WHERE id = ? AND key = ANY(?::bytea[])", (ps, i) -> {
+            ps.setBytes(i, id);
+            ps.setArray(i + 1, array(ps, gone));
+            return i + 2;
+        });
     }
 
     @Override
@@ -147,5 +175,9 @@ final class PostgresDialect implements Dialect {
 
     private static Array array(SqlConnection sql, List<byte[]> values) throws SQLException {
         return sql.connection().createArrayOf("bytea", values.toArray(new byte[0][]));
+    }
+
+    static Array array(PreparedStatement ps, List<byte[]> values) throws SQLException {
+        return ps.getConnection().createArrayOf("bytea", values.toArray(new byte[0][]));
     }
 }

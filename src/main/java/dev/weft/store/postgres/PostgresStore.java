@@ -14,9 +14,11 @@ import dev.weft.store.IndexSpec;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
+import dev.weft.store.Transaction;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
+import dev.weft.store.sql.ParallelScans;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
@@ -27,6 +29,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
@@ -47,8 +50,9 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Catalog changes are serialised across nodes by an advisory lock, planned against the
  * catalog as committed (read under that lock), and notify the other nodes in their transaction;
- * an index change bumps its collection's {@code gen} under an exclusive row lock, which waits for
- * the writes planned with the old indexes and makes later ones re-plan. Every node also
+ * an index change locks its collection's table in SHARE mode (waiting for the writes in flight)
+ * and bumps its {@code gen}, which makes the writes planned with the old indexes re-plan
+ * ({@link PgWrites}: writes take no lock on the catalog). Every node also
  * invalidates its cached results ({@link #version}) from the events it reads, so a lost
  * notification delays an invalidation by at most {@code stream-poll-ms}.
  *
@@ -67,9 +71,12 @@ public final class PostgresStore extends SqlStore {
     private final PgWrites writes;
     private final PgEventLog events;
     private final WriteNotifier notifier;
+    private final ParallelScans parallelScans;
+    private final PgTransactions txns;
 
     public PostgresStore(Settings settings, Json json) {
-        super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
+        super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
+                settings.trigramProbeCap()));
         this.settings = settings;
         PgUrl url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
@@ -96,6 +103,10 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump);
+        this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
+                settings.scanSplitMinRows());
+        engine.splitWith(parallelScans);
+        this.txns = new PgTransactions(url, settings, catalog, engine, events, notifier, this::bump);
         catalog.listen();
     }
 
@@ -115,6 +126,7 @@ public final class PostgresStore extends SqlStore {
                     + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
                     + " UNIQUE(coll, name))");
             PgEventLog.createSchema(s);
+            PgWrites.createSchema(s);
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -166,7 +178,7 @@ public final class PostgresStore extends SqlStore {
     /** Also logs the drop, in the same transaction: every node's streams of the collection are invalidated. */
     @Override
     protected void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
-        events.append(sql.connection(), List.of(ChangeEvent.dropped(coll.ns())));
+        events.append(sql, List.of(ChangeEvent.dropped(coll.ns())));
         super.dropTables(sql, coll);
     }
 
@@ -182,8 +194,13 @@ public final class PostgresStore extends SqlStore {
         super.removeIndex(sql, coll, index);
     }
 
-    /** Waits for the writes that planned with the old indexes, and makes later ones reload. */
+    /**
+     * Waits for the writes in flight (their rows hold the table's ROW EXCLUSIVE lock until they
+     * commit), holds back new ones until this change commits, and makes every write that planned
+     * with the old indexes fail its catalog check and retry (see {@link PgWrites}).
+     */
     private static void bumpGen(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        sql.exec("LOCK TABLE " + coll.table() + " IN SHARE MODE");
         var ps = sql.prepare("UPDATE weft_colls SET gen = gen + 1 WHERE id = ?");
         ps.setLong(1, coll.id());
         ps.executeUpdate();
@@ -229,6 +246,28 @@ public final class PostgresStore extends SqlStore {
         return reads.read(mode, true, () -> true, reads.timed(time, sql -> engine.count(sql, coll(ns), filter, time)));
     }
 
+    @Override
+    public void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
+                          IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        QueryTime time = QueryTime.start(settings.queryTimeoutMs());
+        java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
+        reads.read(mode, true, () -> !sent.get(), reads.timed(time, sql -> {
+            engine.scanParts(sql, coll(ns), filter, time, parts, part -> {
+                Consumer<StoredDocument> sink = sinkOfPart.apply(part);
+                return doc -> {
+                    sent.set(true);
+                    sink.accept(doc);
+                };
+            });
+            return null;
+        }));
+    }
+
+    /** Queries read split (for tests). */
+    public long splitScans() {
+        return parallelScans.splitScans();
+    }
+
     private Catalog.Coll coll(Namespace ns) {
         return requireColl(catalog.fresh(() -> catalog.current().colls().containsKey(ns)), ns);
     }
@@ -244,6 +283,12 @@ public final class PostgresStore extends SqlStore {
     @Override
     public List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
         return ops.isEmpty() ? List.of() : writes.writeAll(ops, durability);
+    }
+
+    /** See {@link PgTransactions}: a connection held from begin to commit or abort. */
+    @Override
+    public Transaction begin() {
+        return txns.begin();
     }
 
     // --- for tests -----------------------------------------------------------------------
@@ -266,6 +311,8 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        parallelScans.close();
+        txns.close();
         catalog.close();
         notifier.close();
         events.close();

@@ -67,6 +67,13 @@ public interface Dialect {
     /** Replaces the body of an existing document. */
     void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException;
 
+    /** Deletes a document's row (its index keys are deleted by {@link #deleteKeys}). */
+    default void deleteDocument(SqlConnection sql, String table, byte[] id) throws SQLException {
+        PreparedStatement ps = sql.prepare("DELETE FROM " + table + " WHERE id = ?");
+        ps.setBytes(1, id);
+        ps.executeUpdate();
+    }
+
     /** Inserts the pairs (keys[i], ids[i]) into an index table, skipping those present. */
     void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException;
 

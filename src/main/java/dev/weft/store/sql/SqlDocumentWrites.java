@@ -119,9 +119,7 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
     @Override
     protected void remove(SqlConnection sql, Catalog.Coll coll, ObjectNode old) throws SQLException {
         byte[] id = key(old.get("_id"));
-        PreparedStatement ps = sql.prepare("DELETE FROM " + coll.table() + " WHERE id = ?");
-        ps.setBytes(1, id);
-        ps.executeUpdate();
+        dialect.deleteDocument(sql, coll.table(), id);
         for (Catalog.Index index : coll.indexes()) {
             deleteKeys(sql, index, id, keys(index, old));
         }

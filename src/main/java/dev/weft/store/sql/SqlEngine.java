@@ -18,7 +18,10 @@ import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.TextScores;
 import dev.weft.store.plan.TopK;
+import dev.weft.store.txn.DocumentChange;
+import dev.weft.store.txn.TxnErrors;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The query and write engine of the SQL stores, written once over a {@link Dialect}: planning
@@ -57,12 +61,16 @@ public final class SqlEngine {
     private final Dialect dialect;
     private final Json json;
     private final long maxSortBytes;
+    private final long trigramProbeCap;
     private final SqlDocumentWrites writes;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
+    /** Null until the store gives its helpers: then whole-collection reads may be split. */
+    private volatile ParallelScans parallel;
 
-    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes) {
+    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap) {
+        this.trigramProbeCap = trigramProbeCap;
         this.dialect = dialect;
         this.json = json;
         this.maxSortBytes = maxSortBytes;
@@ -71,6 +79,16 @@ public final class SqlEngine {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** From now on, counts, unordered finds and {@code _id}-ordered finds over a whole collection may be split. */
+    public void splitWith(ParallelScans scans) {
+        this.parallel = scans;
+    }
+
+    /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
+    private static boolean wholeCollection(QueryPlanner.Plan<Catalog.Index> plan) {
+        return plan.index() == null && plan.ranges() == null && plan.trigrams() == null;
     }
 
     // --- reads -----------------------------------------------------------------------------------
@@ -93,7 +111,7 @@ public final class SqlEngine {
                                                  long limit, Optional<String> hint) throws SQLException {
         while (true) {
             QueryPlanner.Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort,
-                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap));
+                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap), trigramProbeCap);
             if (dialect.severalWriters() && becameMultikey(sql, plan.index())) {
                 continue;
             }
@@ -157,7 +175,7 @@ public final class SqlEngine {
      */
     public final class Find {
         private final Filter filter;
-        private final StoredMatcher matcher;
+        private StoredMatcher matcher;
         private final Sort sort;
         private final boolean everything;
         private final long skip;
@@ -193,10 +211,16 @@ public final class SqlEngine {
                 return List.of();
             }
             plan = plan(sql, coll, filter, sort, skip, limit, hint);
+            matcher = StoredMatcher.of(json, filter, sort); // planning bound a $text search: its fields are read now
             left = limit;
             done = false;
             if (!plan.ordered()) {
                 return heap(sql, coll);
+            }
+            List<byte[]> split = orderedSplit(sql, coll);
+            if (split != null) {
+                done = true;
+                return split;
             }
             scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
             toSkip = everything ? scan.unskipped() : skip;
@@ -217,6 +241,22 @@ public final class SqlEngine {
                 throw new WeftException(503, "the index " + name + " was dropped or became multikey during"
                         + " this read, so its order no longer holds; retry the read");
             }
+        }
+
+        /**
+         * An {@code _id}-ordered walk of the whole collection for a filter, its first page at most
+         * a chunk deep, read split (null when it was not): every range keeps its first
+         * skip+limit matches, and the page is cut from the ranges in order.
+         */
+        private List<byte[]> orderedSplit(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+            ParallelScans scans = parallel;
+            if (scans == null || everything || !wholeCollection(plan) || skip + limit > CHUNK_ROWS) {
+                return null;
+            }
+            int want = (int) (skip + limit);
+            List<byte[]> page = scans.ordered(sql, dialect, coll, filter, time, plan.descending(), want,
+                    matcher::matches);
+            return page == null ? null : page.subList((int) Math.min(skip, page.size()), page.size());
         }
 
         /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
@@ -244,16 +284,40 @@ public final class SqlEngine {
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
+            ParallelScans scans = parallel;
+            if (scans != null && wholeCollection(plan)) {
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
+                        reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
+                        (part, range, id, body) -> part.offer(id, body));
+                if (parts != null) {
+                    TopK top = parts.getFirst().top();
+                    parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
+                    return top.result();
+                }
+            }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
+            TextScores scores = TextScores.of(filter, sort);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
                 JsonNode doc = matcher.readIfMatches(body);
                 if (doc != null) {
+                    scores.set(doc);
                     top.offer(id, body, doc);
                 }
                 return true;
             });
             return top.result();
+        }
+    }
+
+    /** One reader's share of a split unordered find: its heap (the matcher is shared: it keeps no state). */
+    private record Heap(StoredMatcher matcher, TopK top) {
+        boolean offer(byte[] id, byte[] body) {
+            JsonNode doc = matcher.readIfMatches(body);
+            if (doc != null) {
+                top.offer(id, body, doc);
+            }
+            return true;
         }
     }
 
@@ -267,6 +331,20 @@ public final class SqlEngine {
             }
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        ParallelScans scans = parallel;
+        if (scans != null && wholeCollection(plan)) {
+            StoredMatcher shared = StoredMatcher.of(json, f, null);
+            List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
+                    reader -> new long[1], (part, range, id, body) -> {
+                        if (shared.matches(body)) {
+                            part[0]++;
+                        }
+                        return true;
+                    });
+            if (parts != null) {
+                return parts.stream().mapToLong(p -> p[0]).sum();
+            }
+        }
         long[] n = {0};
         StoredMatcher matcher = StoredMatcher.of(json, f, null);
         Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
@@ -277,6 +355,40 @@ public final class SqlEngine {
             return true;
         });
         return n[0];
+    }
+
+    /**
+     * Every document matching {@code filter} handed to the sink of the reader that read it: split
+     * into up to {@code parts} readers when the plan reads the whole collection, else all to
+     * {@code sinkOfPart.apply(0)} on this thread.
+     */
+    public void scanParts(SqlConnection sql, Catalog.Coll coll, Filter filter, QueryTime time, int parts,
+                          java.util.function.IntFunction<java.util.function.Consumer<StoredDocument>> sinkOfPart)
+            throws SQLException {
+        Filter f = filter == null ? ALL : filter;
+        QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
+        ParallelScans scans = parallel;
+        if (scans != null && wholeCollection(plan)
+                && scans.unordered(sql, dialect, coll, f, time, parts, false, reader -> new Sink(matcher, sinkOfPart.apply(reader)),
+                        (part, range, id, body) -> part.accept(body)) != null) {
+            return;
+        }
+        Sink sink = new Sink(matcher, sinkOfPart.apply(0));
+        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
+            time.row();
+            return sink.accept(body);
+        });
+    }
+
+    /** One reader's share of {@link #scanParts}: its matcher and its caller's sink. */
+    private record Sink(StoredMatcher matcher, java.util.function.Consumer<StoredDocument> out) {
+        boolean accept(byte[] body) {
+            if (matcher.matches(body)) {
+                out.accept(new StoredDocument(body));
+            }
+            return true;
+        }
     }
 
     /** Every document {@code filter} may match, once each, in no order (the searches of bulk writes). */
@@ -329,6 +441,27 @@ public final class SqlEngine {
         }
         sql.control("RELEASE SAVEPOINT op");
         return result;
+    }
+
+    /**
+     * Applies one change of a committing overlay transaction ({@link DocumentChange}) inside the
+     * open transaction: 409 (a write conflict) unless the document is still in the state the
+     * transaction first read; the stored bytes are the transaction's, its _etag included.
+     */
+    public void applyChange(SqlConnection sql, Catalog.Coll coll, DocumentChange change) throws SQLException {
+        ObjectNode old = writes.load(sql, coll, AbstractDocumentWrites.key(change.id()));
+        boolean unchanged = old == null ? !change.existed()
+                : change.existed() && java.util.Objects.equals(AbstractDocumentWrites.etagOf(old), change.etag());
+        if (!unchanged) {
+            throw TxnErrors.writeConflict();
+        }
+        if (change.after() == null) {
+            writes.remove(sql, coll, old);
+        } else if (old == null) {
+            writes.insert(sql, coll, change.after(), change.body());
+        } else {
+            writes.rewrite(sql, coll, old, change.after(), change.body());
+        }
     }
 
     /** The 409 message of a unique violation the database reported, naming the index by its constraint. */

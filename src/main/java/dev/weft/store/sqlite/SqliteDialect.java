@@ -100,13 +100,31 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public void insertKeys(SqlConnection sql, String table, List<byte[]> keys, List<byte[]> ids) throws SQLException {
+        int i = 0;
+        if (keys.size() >= ROWS_PER_INSERT) {
+            PreparedStatement many = sql.prepare("INSERT OR IGNORE INTO " + table + "(key, id) VALUES (?, ?)"
+                    + ", (?, ?)".repeat(ROWS_PER_INSERT - 1));
+            for (; i + ROWS_PER_INSERT <= keys.size(); i += ROWS_PER_INSERT) {
+                for (int k = 0; k < ROWS_PER_INSERT; k++) {
+                    many.setBytes(2 * k + 1, keys.get(i + k));
+                    many.setBytes(2 * k + 2, ids.get(i + k));
+                }
+                many.executeUpdate();
+            }
+        }
         PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + table + "(key, id) VALUES (?, ?)");
-        for (int i = 0; i < keys.size(); i++) {
+        for (; i < keys.size(); i++) {
             ps.setBytes(1, keys.get(i));
             ps.setBytes(2, ids.get(i));
             ps.executeUpdate();
         }
     }
+
+    /**
+     * Rows of one multi-row INSERT of index keys: a trigram or text index adds tens to hundreds of
+     * keys per document, and one statement per row is mostly the cost of crossing into SQLite.
+     */
+    private static final int ROWS_PER_INSERT = 32;
 
     @Override
     public void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException {

@@ -17,6 +17,11 @@ import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.sql.ParallelScans;
+import dev.weft.store.Transaction;
+import dev.weft.store.txn.DocumentChange;
+import dev.weft.store.txn.Overlays;
+import dev.weft.store.txn.TxnErrors;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
@@ -26,6 +31,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -35,6 +41,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.sqlite.SQLiteConfig;
 import tools.jackson.databind.JsonNode;
 
@@ -60,17 +67,22 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private final Checkpointer checkpointer;
     private final BlockingQueue<Sql> readers;
     private final int readerCount;
+    /** Read connections for the parts of split scans only, so that a split never takes a reader a small read waits for. */
+    private final BlockingQueue<Sql> scanHelpers;
+    private final ParallelScans parallelScans;
     private final long queryTimeoutMs;
     private volatile Catalog catalog;
     private final AtomicLong catalogGeneration = new AtomicLong();
     private final AtomicLong commitSeq = new AtomicLong();
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
+    private final Overlays overlays;
     /** Writer thread only: the events of the catalog change running, logged in its transaction. */
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes()));
+        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
+                settings.trigramProbeCap()));
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
@@ -93,12 +105,23 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 reader.interruptible();
                 readers.add(reader);
             }
+            int helpers = ParallelScans.helpersNeeded(settings.parallelScans(), settings.scanParts());
+            scanHelpers = new ArrayBlockingQueue<>(Math.max(1, helpers));
+            for (int i = 0; i < helpers; i++) {
+                Sql helper = new Sql(open(file, true));
+                helper.interruptible();
+                scanHelpers.add(helper);
+            }
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("cannot open the SQLite store at " + file + ": " + e.getMessage(), e);
         }
         queryTimeoutMs = settings.queryTimeoutMs();
+        parallelScans = new ParallelScans(new ScanHelpers(), settings.parallelScans(), settings.scanParts(),
+                settings.scanSplitMinRows());
+        engine.splitWith(parallelScans);
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
+        overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
     }
 
     private static Connection open(Path file, boolean reader) throws SQLException {
@@ -232,6 +255,50 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return read(true, time, sql -> engine.count(sql, requireColl(catalog, ns), filter, time));
     }
 
+    @Override
+    public void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
+                          IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        QueryTime time = QueryTime.start(queryTimeoutMs);
+        read(true, time, sql -> {
+            engine.scanParts(sql, requireColl(catalog, ns), filter, time, parts, sinkOfPart);
+            return null;
+        });
+    }
+
+    /**
+     * The parts of a split scan beyond the first read on connections of their own, each in a read
+     * transaction begun now: SQLite cannot share the querying one's snapshot.
+     */
+    private final class ScanHelpers implements ParallelScans.Helpers {
+        @Override
+        public SqlConnection tryTake(SqlConnection main, QueryTime time) throws SQLException {
+            Sql sql = scanHelpers.poll();
+            if (sql == null) {
+                return null;
+            }
+            try {
+                sql.control("BEGIN");
+                try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
+                    rs.next();
+                }
+            } catch (SQLException e) {
+                rollback(sql, true);
+                scanHelpers.add(sql);
+                throw e;
+            }
+            sql.limit(time);
+            return sql;
+        }
+
+        @Override
+        public void giveBack(SqlConnection helper) {
+            Sql sql = (Sql) helper;
+            sql.limit(null);
+            rollback(sql, true);
+            scanHelpers.add(sql);
+        }
+    }
+
     private interface ReadFn<T> {
         T apply(Sql sql) throws SQLException;
     }
@@ -335,6 +402,31 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return engine.apply(sql, coll, op, events, true);
     }
 
+    // --- transactions --------------------------------------------------------------------
+
+    /** Writes wait in memory until commit: the single writer is never held across requests (see {@link Overlays}). */
+    @Override
+    public Transaction begin() {
+        return overlays.begin();
+    }
+
+    /** A transaction's commit: every change checked and applied in one writer transaction, its events one commit. */
+    private void commitOverlay(List<DocumentChange> changes, List<ChangeEvent> txnEvents) {
+        Set<Namespace> touched = new LinkedHashSet<>();
+        changes.forEach(c -> touched.add(c.ns()));
+        writer.atomic((sql, logged) -> {
+            for (DocumentChange change : changes) {
+                Catalog.Coll coll = catalog.colls().get(change.ns());
+                if (coll == null) {
+                    throw WeftException.conflict(TxnErrors.WRITE_CONFLICT + ": collection " + change.ns() + " was dropped");
+                }
+                engine.applyChange(sql, coll, change);
+            }
+            logged.addAll(txnEvents);
+            return null;
+        }, touched);
+    }
+
     /** On the writer thread, after COMMIT and before the writers are told. */
     private void afterCommit(Set<Namespace> touched, List<ChangeEvent> logged) {
         events.committed(logged);
@@ -378,13 +470,20 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return engine.indexedPlans();
     }
 
+    /** Queries read split (for tests). */
+    public long splitScans() {
+        return parallelScans.splitScans();
+    }
+
     @Override
     public void close() {
+        parallelScans.close();
         writer.close();
         checkpointer.close();
         writerSql.close();
         for (int i = 0; i < readerCount; i++) {
             acquire().close();
         }
+        scanHelpers.forEach(Sql::close);
     }
 }

@@ -68,7 +68,8 @@ final class Writer implements AutoCloseable {
     private record Ops(List<WriteOp> ops, OptionalLong maxTimeMs, CompletableFuture<List<WriteResult>> done)
             implements Task {}
 
-    private record DdlTask(Ddl<?> ddl, CompletableFuture<Object> done) implements Task {}
+    /** A catalog change ({@code touched} null), or document changes that commit all or none ({@link #atomic}). */
+    private record DdlTask(Ddl<?> ddl, Set<Namespace> touched, CompletableFuture<Object> done) implements Task {}
 
     private final Sql sql;
     private final OpRunner runner;
@@ -104,9 +105,22 @@ final class Writer implements AutoCloseable {
         return await(task.done());
     }
 
-    @SuppressWarnings("unchecked")
     <T> T ddl(Ddl<T> ddl) {
-        DdlTask task = new DdlTask(ddl, new CompletableFuture<>());
+        return alone(ddl, null);
+    }
+
+    /**
+     * Document changes that commit together or not at all (a transaction's commit): run alone in
+     * a transaction like a catalog change, rolled back whole when {@code changes} throws, and
+     * published as one commit touching {@code touched}.
+     */
+    <T> T atomic(Ddl<T> changes, Set<Namespace> touched) {
+        return alone(changes, touched);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T alone(Ddl<T> ddl, Set<Namespace> touched) {
+        DdlTask task = new DdlTask(ddl, touched, new CompletableFuture<>());
         enqueue(task);
         return (T) await(task.done());
     }
@@ -293,15 +307,17 @@ final class Writer implements AutoCloseable {
                     ? new WeftException(503, "the catalog change could not be committed: " + e.getMessage())
                     : new WeftException(500, "catalog change failed: " + e.getMessage());
         }
-        sql.forgetStatements();
-        try {
-            afterDdl.run();
-        } catch (RuntimeException e) {
-            LOG.error("reloading the catalog failed", e);
-        }
-        if (failure == null && !logged.isEmpty()) {
+        if (task.touched() == null) {
+            sql.forgetStatements();
             try {
-                afterCommit.committed(Set.of(), logged);
+                afterDdl.run();
+            } catch (RuntimeException e) {
+                LOG.error("reloading the catalog failed", e);
+            }
+        }
+        if (failure == null && (!logged.isEmpty() || task.touched() != null)) {
+            try {
+                afterCommit.committed(task.touched() == null ? Set.of() : task.touched(), logged);
             } catch (RuntimeException e) {
                 LOG.error("commit listener failed", e);
             }

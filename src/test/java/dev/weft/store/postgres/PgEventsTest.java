@@ -118,7 +118,7 @@ class PgEventsTest {
         Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
         try (java.sql.Connection slow = PgConnections.connect(PgUrl.parse(settings.store()), settings)) {
             slow.setAutoCommit(false);
-            ((PgEventLog) log(a)).append(slow, List.of(new ChangeEvent(NS, ChangeEvent.Operation.INSERT,
+            ((PgEventLog) log(a)).append(new dev.weft.store.sql.SqlConnection(slow), List.of(new ChangeEvent(NS, ChangeEvent.Operation.INSERT,
                     JSON.parse("\"late\"", "id"), JSON.bytes(obj("{\"_id\":\"late\"}")), null, null)));
             insert(a, "{\"_id\":\"early\"}"); // its event was appended after the open one's, and commits first
             waitFor(() -> onB.size() == 1);

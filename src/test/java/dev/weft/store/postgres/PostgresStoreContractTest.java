@@ -30,6 +30,11 @@ class PostgresStoreContractTest extends StoreContract {
     }
 
     @Override
+    protected long splitScans() {
+        return ((PostgresStore) store).splitScans();
+    }
+
+    @Override
     protected QueryPlanner.Plan<?> lastPlan() {
         return ((PostgresStore) store).lastPlan();
     }

@@ -134,6 +134,63 @@ class TwoNodesTest {
         assertThat(r.outcome()).isEqualTo(Outcome.CONFLICT);
     }
 
+    /**
+     * Writes take no lock on the catalog: an index built on one node while the other writes must
+     * still hold every document, those written during the build included (each write either
+     * commits before the build reads the table, or sees the new gen and retries with the index).
+     */
+    @Test
+    void anIndexBuiltWhileTheOtherNodeWritesHoldsEveryDocument() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Callable<Integer>> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            int writer = w;
+            writers.add(() -> {
+                int n = 0;
+                while (!stop.get()) {
+                    WriteResult r = b.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":\"w" + writer + "_" + n + "\",\"k\":" + n + "}"))));
+                    assertThat(r.ok()).as(r.toString()).isTrue();
+                    n++;
+                }
+                return n;
+            });
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(writers.size());
+        try {
+            List<Future<Integer>> running = writers.stream().map(pool::submit).toList();
+            Thread.sleep(300);
+            a.createIndex(NS, new IndexSpec("k_1", List.of(new IndexField("k", 1)), false));
+            Thread.sleep(300);
+            stop.set(true);
+            int written = 0;
+            for (Future<Integer> f : running) {
+                written += f.get();
+            }
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc(), "postgres", null);
+                 java.sql.Statement s = c.createStatement()) {
+                s.execute("SET search_path = " + schema);
+                long docs = single(s, "SELECT count(*) FROM d" + single(s, "SELECT id FROM weft_colls WHERE name = 'docs'"));
+                long keys = single(s, "SELECT count(*) FROM i" + single(s, "SELECT id FROM weft_indexes WHERE name = 'k_1'"));
+                assertThat(docs).isEqualTo(written);
+                assertThat(keys).isEqualTo(docs);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static long single(java.sql.Statement s, String sql) throws java.sql.SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static String jdbc() {
+        java.net.URI uri = java.net.URI.create(PgTesting.baseUrl().replaceFirst("^postgresql:", "http:"));
+        return "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
+    }
+
     private static void waitFor(BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 1_000_000_000L;
         while (!condition.getAsBoolean()) {

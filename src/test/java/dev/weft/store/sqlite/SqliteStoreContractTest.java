@@ -43,6 +43,11 @@ class SqliteStoreContractTest extends StoreContract {
     }
 
     @Override
+    protected long splitScans() {
+        return ((SqliteStore) store).splitScans();
+    }
+
+    @Override
     protected QueryPlanner.Plan<?> lastPlan() {
         return ((SqliteStore) store).lastPlan();
     }

@@ -1,0 +1,55 @@
+package dev.weft.query;
+
+import dev.weft.core.WeftException;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * A language of text search, as MongoDB names them: {@code english} (or {@code en}), stemmed by
+ * the Snowball English stemmer with MongoDB's English stop words, and {@code none}, which neither
+ * stems nor drops words. MongoDB's other languages are refused (400) rather than searched as
+ * something else.
+ */
+public enum TextLanguage {
+    ENGLISH, NONE;
+
+    /** The language {@code name} names; 400 naming it when Weft does not search it. */
+    public static TextLanguage named(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "english", "en" -> ENGLISH;
+            case "none" -> NONE;
+            default -> throw WeftException.badRequest("unsupported language: \"" + name
+                    + "\" (Weft's text search knows english and none)");
+        };
+    }
+
+    /** The name MongoDB lists it by. */
+    public String mongoName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    boolean stopWord(String folded) {
+        return this == ENGLISH && STOP_WORDS.contains(folded);
+    }
+
+    String stem(String lowerCase) {
+        return this == ENGLISH ? EnglishStemmer.stem(lowerCase) : lowerCase;
+    }
+
+    private static final Set<String> STOP_WORDS = Set.of(
+            "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as",
+            "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can't",
+            "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during",
+            "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having",
+            "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how",
+            "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its",
+            "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on",
+            "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same",
+            "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that",
+            "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they",
+            "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up",
+            "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's",
+            "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with",
+            "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself",
+            "yourselves");
+}

@@ -1,0 +1,116 @@
+package dev.weft.query;
+
+import java.text.Normalizer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * How text search cuts and normalizes words. A word is a run of letters, digits and combining
+ * marks, with apostrophes inside it ({@code don't} is one word, a stop word); everything else
+ * (spaces, punctuation, hyphens) separates words, as MongoDB's tokenizer does. A term is a word
+ * lower-cased, stripped of diacritics (unless asked to keep them), dropped if a stop word of its
+ * language, stemmed. A case-sensitive term also carries the case of the letters its stem keeps.
+ */
+final class TextTokens {
+    private static final Pattern MARKS = Pattern.compile("\\p{M}+");
+
+    private TextTokens() {}
+
+    static List<String> words(String text) {
+        List<String> out = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        int n = text.length();
+        for (int i = 0; i < n; ) {
+            int c = text.codePointAt(i);
+            int width = Character.charCount(c);
+            if (wordChar(c)) {
+                word.appendCodePoint(c);
+            } else if ((c == '\'' || c == '\u2019') && !word.isEmpty() && i + width < n && wordChar(text.codePointAt(i + width))) {
+                word.append('\'');
+            } else if (!word.isEmpty()) {
+                out.add(word.toString());
+                word.setLength(0);
+            }
+            i += width;
+        }
+        if (!word.isEmpty()) {
+            out.add(word.toString());
+        }
+        return out;
+    }
+
+    private static boolean wordChar(int c) {
+        if (Character.isLetterOrDigit(c)) {
+            return true;
+        }
+        int type = Character.getType(c);
+        return type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK;
+    }
+
+    /** {@code text} without diacritics (canonical decomposition, marks dropped). */
+    static String stripDiacritics(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) >= 0x80) {
+                return MARKS.matcher(Normalizer.normalize(text, Normalizer.Form.NFD)).replaceAll("");
+            }
+        }
+        return text;
+    }
+
+    static String lower(String text) {
+        return text.toLowerCase(Locale.ROOT);
+    }
+
+    /** Terms of words seen lately (most text repeats a small vocabulary): stemming is most of a search's time. */
+    private static final int CACHED_TERMS = 100_000;
+    /** Longer words are stemmed each time, so the cache's memory stays bounded (about 8 maps of 100,000 short words). */
+    private static final int CACHED_WORD_CHARS = 40;
+    /** One cache per language and case and diacritic sensitivity, keyed by the word. */
+    private static final List<java.util.concurrent.ConcurrentHashMap<String, String>> TERMS = java.util.stream.IntStream
+            .range(0, TextLanguage.values().length * 4).mapToObj(i -> new java.util.concurrent.ConcurrentHashMap<String, String>())
+            .toList();
+    private static final String STOP = "";
+
+    /** The term of {@code word} in {@code language}, or null for a stop word. */
+    static String term(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
+        if (word.length() > CACHED_WORD_CHARS) {
+            return derive(word, language, keepCase, keepDiacritics);
+        }
+        var terms = TERMS.get(language.ordinal() * 4 + (keepCase ? 2 : 0) + (keepDiacritics ? 1 : 0));
+        String cached = terms.get(word);
+        if (cached == null) {
+            if (terms.size() >= CACHED_TERMS) {
+                terms.clear();
+            }
+            String term = derive(word, language, keepCase, keepDiacritics);
+            cached = term == null ? STOP : term;
+            terms.put(word, cached);
+        }
+        return cached.isEmpty() ? null : cached;
+    }
+
+    private static String derive(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {
+        String folded = stripDiacritics(lower(word));
+        if (language.stopWord(folded)) {
+            return null;
+        }
+        String stem = language.stem(keepDiacritics ? lower(word) : folded);
+        if (!keepCase) {
+            return stem;
+        }
+        String cased = keepDiacritics ? word : stripDiacritics(word);
+        StringBuilder mask = new StringBuilder(stem).append('\u0001');
+        for (int i = 0; i < Math.min(stem.length(), cased.length()); i++) {
+            mask.append(Character.isUpperCase(cased.charAt(i)) ? 'U' : 'l');
+        }
+        return mask.toString();
+    }
+
+    /** {@code text} as a phrase is compared: lower-cased and without diacritics unless kept. */
+    static String phraseForm(String text, boolean keepCase, boolean keepDiacritics) {
+        String s = keepCase ? text : lower(text);
+        return keepDiacritics ? s : stripDiacritics(s);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.weft.store.postgres;
+
+import dev.weft.store.sql.SqlConnection;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A write transaction's connection that holds back the statements whose answer nobody waits for
+ * (document, index and event rows, the catalog check) and sends them together with the next
+ * statement that needs an answer, or with COMMIT: a single-document insert is then one round
+ * trip (BEGIN, its rows, COMMIT in one burst of protocol messages), an update or delete two (the
+ * read of the locked row, then the rest with COMMIT).
+ *
+ * <p>Why a burst: PostgreSQL runs the messages of one burst in order and, after the first error,
+ * skips the rest up to the burst's end, so the transaction is as if each statement had been sent
+ * alone, only without a wait between them (the driver sends a statement text of several
+ * statements, with their parameters numbered across them, in one go). Measured against one
+ * statement with data-modifying CTEs and a PL/pgSQL function, the three shapes were within the
+ * noise of each other, and the burst keeps the engine's statements as they are
+ * (bench/lib/PgWriteShapes.java, docs/decisions/0004-postgresql-write-round-trips.md).
+ *
+ * <p>Invariant: held-back statements run before any statement prepared for immediate use
+ * ({@link #prepare} sends them first), so the order of statements is the engine's; a rollback
+ * drops them unsent. With {@code holding} false (several ops with a savepoint each, whose errors
+ * must surface op by op) every statement runs at once.
+ */
+final class PgPipeline extends SqlConnection {
+    /** Binds a statement's parameters from {@code first}; returns the next free parameter. */
+    interface Binder {
+        int bind(PreparedStatement ps, int first) throws SQLException;
+    }
+
+    private record Held(String sql, Binder binder) {}
+
+    private final List<Held> held = new ArrayList<>();
+    private final boolean holding;
+
+    PgPipeline(Connection connection, boolean holding) {
+        super(connection);
+        this.holding = holding;
+    }
+
+    /** Runs a statement whose answer is not needed: held back in a pipeline that holds, else at once. */
+    static void run(SqlConnection sql, String text, Binder binder) throws SQLException {
+        if (sql instanceof PgPipeline p) {
+            p.send(text, binder);
+            return;
+        }
+        PreparedStatement ps = sql.prepare(text);
+        binder.bind(ps, 1);
+        ps.execute();
+    }
+
+    /** Whether statements are held back (a lone op) or sent at once (ops in savepoints). */
+    boolean holding() {
+        return holding;
+    }
+
+    /** Runs {@code sql}, now or with the next statement that is waited for. */
+    void send(String sql, Binder binder) throws SQLException {
+        held.add(new Held(sql, binder));
+        if (!holding) {
+            flush(false);
+        }
+    }
+
+    /** Sends what is held first: a statement prepared here is run at once and its answer read. */
+    @Override
+    public PreparedStatement prepare(String sql) throws SQLException {
+        flush(false);
+        return super.prepare(sql);
+    }
+
+    /** Sends what is held and COMMIT, in one round trip. */
+    void commit() throws SQLException {
+        flush(true);
+    }
+
+    /** Drops what is held, and rolls the transaction back. */
+    void rollback() throws SQLException {
+        held.clear();
+        connection().rollback();
+    }
+
+    private void flush(boolean commit) throws SQLException {
+        if (held.isEmpty()) {
+            if (commit) {
+                connection().commit();
+            }
+            return;
+        }
+        StringBuilder text = new StringBuilder();
+        for (Held h : held) {
+            text.append(h.sql()).append(";\n");
+        }
+        if (commit) {
+            text.append("COMMIT");
+        }
+        List<Held> batch = List.copyOf(held);
+        held.clear();
+        PreparedStatement ps = super.prepare(text.toString());
+        int next = 1;
+        for (Held h : batch) {
+            next = h.binder().bind(ps, next);
+        }
+        ps.execute();
+        while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+            // every result is read, so that an error of a later statement is not left unread
+        }
+    }
+}

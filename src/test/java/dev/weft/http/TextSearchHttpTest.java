@@ -1,0 +1,183 @@
+package dev.weft.http;
+
+import static dev.weft.http.AuthorizationMatrixTest.send;
+import static dev.weft.http.TestServer.q;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 22, items 1 and 3: MongoDB's text indexes and {@code $text} through the API, with the
+ * cases of MongoDB's $text manual page (words ORed, negation, phrases, stemming, case and
+ * diacritics, textScore in keys and sort), built over existing documents, kept by every write
+ * path (single, array, ndjson, PUT, bulk PATCH, deletes, a committed transaction), dropped with the collection, and under the access rules. Runs on both stores.
+ */
+class TextSearchHttpTest {
+    /** The articles of MongoDB's $text manual page. */
+    private static final String ARTICLES = """
+            [{"_id":1,"subject":"coffee","author":"xyz","views":50},
+             {"_id":2,"subject":"Coffee Shopping","author":"efg","views":5},
+             {"_id":3,"subject":"Baking a cake","author":"abc","views":90},
+             {"_id":4,"subject":"baking","author":"xyz","views":100}]""";
+
+    private static String ids(TestServer weft, String filter) throws Exception {
+        HttpResponse<String> r = weft.get("/db/articles?keys=" + q("{\"_id\":1}") + "&sort=" + q("{\"_id\":1}") + "&filter=" + q(filter));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return r.body();
+    }
+
+    private static String search(String words) {
+        return "{\"$text\":{\"$search\":\"" + words.replace("\"", "\\\"") + "\"}}";
+    }
+
+    @Test
+    void mongoManualCasesOnATextIndexKeptByEveryWritePath() throws Exception {
+        try (TestServer weft = new TestServer()) {
+            weft.createCollection("db", "articles");
+            assertThat(weft.post("/db/articles", ARTICLES).statusCode()).isEqualTo(200);
+            // without a text index: MongoDB's 400
+            HttpResponse<String> none = weft.get("/db/articles?filter=" + q(search("coffee")));
+            assertThat(none.statusCode()).isEqualTo(400);
+            assertThat(none.body()).contains("text index required for $text query");
+
+            // built over the documents already there; the other writes arrive by every path
+            assertThat(weft.put("/db/articles/_indexes/subject_text", "{\"keys\":{\"subject\":\"text\"}}").statusCode()).isEqualTo(201);
+            assertThat(weft.post("/db/articles", "{\"_id\":5,\"subject\":\"Café Con Leche\",\"author\":\"abc\",\"views\":200}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(weft.send("POST", "/db/articles", "{\"_id\":6,\"subject\":\"Сырники\",\"author\":\"jkl\",\"views\":80}\n"
+                    + "{\"_id\":7,\"subject\":\"coffee and cream\",\"author\":\"efg\",\"views\":10}\n",
+                    "Content-Type", "application/x-ndjson").statusCode()).isEqualTo(200);
+            assertThat(weft.post("/db/articles", "{\"_id\":8,\"subject\":\"tea\",\"author\":\"xyz\",\"views\":10}").statusCode())
+                    .isEqualTo(201);
+            assertThat(weft.put("/db/articles/8?id_type=NUMBER", "{\"subject\":\"green tea\",\"author\":\"xyz\",\"views\":10}")
+                    .statusCode()).isEqualTo(200);
+            assertThat(ids(weft, search("green"))).isEqualTo("[{\"_id\":8}]");
+            assertThat(weft.patch("/db/articles/*?filter=" + q("{\"_id\":8}"), "{\"$set\":{\"subject\":\"Cafe con Leche\"}}")
+                    .statusCode()).isEqualTo(200);
+
+            assertThat(weft.get("/db/articles/_indexes").body()).contains("{\"_id\":\"subject_text\",\"key\":{\"_fts\":\"text\","
+                    + "\"_ftsx\":1},\"weights\":{\"subject\":1},\"default_language\":\"english\",\"language_override\":\"language\","
+                    + "\"textIndexVersion\":3}");
+
+            assertThat(ids(weft, search("coffee"))).isEqualTo("[{\"_id\":1},{\"_id\":2},{\"_id\":7}]");
+            assertThat(ids(weft, search("bake coffee cake"))).isEqualTo("[{\"_id\":1},{\"_id\":2},{\"_id\":3},{\"_id\":4},{\"_id\":7}]");
+            assertThat(ids(weft, search("\"coffee shop\""))).isEqualTo("[{\"_id\":2}]");
+            assertThat(ids(weft, search("coffee -shop"))).isEqualTo("[{\"_id\":1},{\"_id\":7}]");
+            assertThat(ids(weft, search("leche"))).isEqualTo("[{\"_id\":5},{\"_id\":8}]");
+            assertThat(ids(weft, "{\"$text\":{\"$search\":\"Coffee\",\"$caseSensitive\":true}}")).isEqualTo("[{\"_id\":2}]");
+            assertThat(ids(weft, "{\"$text\":{\"$search\":\"\\\"Café Con Leche\\\"\",\"$caseSensitive\":true}}")).isEqualTo("[{\"_id\":5}]");
+            assertThat(ids(weft, "{\"$text\":{\"$search\":\"CAFÉ\",\"$diacriticSensitive\":true}}")).isEqualTo("[{\"_id\":5}]");
+            assertThat(ids(weft, search("сы́рники CAFÉS"))).isEqualTo("[{\"_id\":5},{\"_id\":6},{\"_id\":8}]");
+            // with other filter terms, in $and, and counted
+            assertThat(ids(weft, "{\"$text\":{\"$search\":\"coffee\"},\"views\":{\"$gt\":20}}")).isEqualTo("[{\"_id\":1}]");
+            assertThat(ids(weft, "{\"$and\":[{\"author\":\"xyz\"},{\"$text\":{\"$search\":\"baking coffee\"}}]}"))
+                    .isEqualTo("[{\"_id\":1},{\"_id\":4}]");
+            assertThat(weft.get("/db/articles/_size?filter=" + q(search("coffee"))).body()).isEqualTo("{\"_size\":3}");
+
+            // textScore in keys and sort: the whole-word match first, ties by _id
+            HttpResponse<String> scored = weft.get("/db/articles?filter=" + q(search("coffee")) + "&keys="
+                    + q("{\"subject\":1,\"score\":{\"$meta\":\"textScore\"}}") + "&sort=" + q("{\"score\":{\"$meta\":\"textScore\"}}"));
+            assertThat(scored.statusCode()).as(scored.body()).isEqualTo(200);
+            assertThat(scored.body()).isEqualTo("[{\"_id\":1,\"subject\":\"coffee\",\"score\":1.0},"
+                    + "{\"_id\":2,\"subject\":\"Coffee Shopping\",\"score\":0.75},{\"_id\":7,\"subject\":\"coffee and cream\",\"score\":0.75}]");
+
+            // a transaction's writes reach the index when it commits
+            String location = weft.post("/_sessions", null).headers().firstValue("Location").orElseThrow();
+            String sid = location.substring(location.length() - 36);
+            String txnLocation = weft.post("/_sessions/" + sid + "/_txns", null).headers().firstValue("Location").orElseThrow();
+            String txn = txnLocation.substring(txnLocation.lastIndexOf('/') + 1);
+            assertThat(weft.post("/db/articles?sid=" + sid + "&txn=" + txn, "{\"_id\":9,\"subject\":\"espresso beans\"}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(ids(weft, search("espresso"))).isEqualTo("[]");
+            assertThat(weft.patch("/_sessions/" + sid + "/_txns/" + txn, null).statusCode()).isEqualTo(200);
+            assertThat(ids(weft, search("espresso"))).isEqualTo("[{\"_id\":9}]");
+
+            // deletes and bulk deletes leave the index
+            assertThat(weft.delete("/db/articles/1?id_type=NUMBER").statusCode()).isEqualTo(204);
+            assertThat(weft.delete("/db/articles/*?filter=" + q(search("shopping"))).statusCode()).isEqualTo(200);
+            assertThat(ids(weft, search("coffee"))).isEqualTo("[{\"_id\":7}]");
+
+            // dropped with the collection
+            String etag = weft.put("/db/articles", "{\"x\":1}").headers().firstValue("ETag").orElseThrow();
+            assertThat(weft.delete("/db/articles", "If-Match", etag).statusCode()).isEqualTo(204);
+            weft.createCollection("db", "articles");
+            assertThat(weft.post("/db/articles", ARTICLES).statusCode()).isEqualTo(200);
+            assertThat(weft.get("/db/articles?filter=" + q(search("coffee"))).statusCode()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void weightsWildcardsLanguagesAndWhatIsRefused() throws Exception {
+        try (TestServer weft = new TestServer()) {
+            weft.createCollection("db", "articles");
+            assertThat(weft.post("/db/articles", """
+                    [{"_id":1,"title":"notes","body":"running shoes","lang":"none"},
+                     {"_id":2,"title":"running","body":"shoes"},
+                     {"_id":3,"meta":{"tags":["trail running"]}}]""").statusCode()).isEqualTo(200);
+            HttpResponse<String> created = weft.put("/db/articles/_indexes/search", """
+                    {"keys":{"$**":"text"},"ops":{"weights":{"title":10},"default_language":"english","language_override":"lang"}}""");
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+            // one text index per collection, as MongoDB
+            HttpResponse<String> second = weft.put("/db/articles/_indexes/other", "{\"keys\":{\"body\":\"text\"}}");
+            assertThat(second.statusCode()).isEqualTo(409);
+            assertThat(second.body()).contains("only one text index per collection allowed, found existing text index \\\"search\\\"");
+            // document 1 is in no language: "running" is its term, not "run"
+            assertThat(ids(weft, search("run"))).isEqualTo("[{\"_id\":2},{\"_id\":3}]");
+            assertThat(ids(weft, "{\"$text\":{\"$search\":\"running\",\"$language\":\"none\"}}")).isEqualTo("[{\"_id\":1}]");
+            // the title weighs 10: document 2 first
+            HttpResponse<String> ranked = weft.get("/db/articles?filter=" + q(search("running shoes")) + "&keys=" + q("{\"_id\":1}")
+                    + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"},\"_id\":1}"));
+            assertThat(ranked.body()).isEqualTo("[{\"_id\":2},{\"_id\":3}]");
+            for (String[] bad : new String[][] {
+                    {"/db/articles?filter=" + q("{\"$or\":[" + search("a") + ",{\"x\":1}]}"), "$text is not allowed in this context"},
+                    {"/db/articles?sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}"), "query requires text score metadata"},
+                    {"/db/articles?keys=" + q("{\"s\":{\"$meta\":\"textScore\"}}"), "query requires text score metadata"},
+                    {"/db/articles?filter=" + q("{\"$text\":{\"$search\":\"a\",\"$language\":\"klingon\"}}"), "unsupported language"}}) {
+                HttpResponse<String> r = weft.get(bad[0]);
+                assertThat(r.statusCode()).as(bad[0]).isEqualTo(400);
+                assertThat(r.body()).contains(bad[1]);
+            }
+            for (String bad : new String[] {"{\"keys\":{\"a\":\"text\",\"b\":1}}", "{\"keys\":{\"a\":\"text\"},\"ops\":{\"weights\":{\"a\":0}}}",
+                    "{\"keys\":{\"a\":\"text\"},\"ops\":{\"default_language\":\"klingon\"}}",
+                    "{\"keys\":{\"a\":\"text\"},\"ops\":{\"unique\":true}}"}) {
+                HttpResponse<String> r = weft.put("/db/articles/_indexes/t", bad);
+                assertThat(r.statusCode()).as(bad + ": " + r.body()).isEqualTo(400);
+            }
+        }
+    }
+
+    @Test
+    void aRestrictedUserSeesNoMoreWithTextAndTextScore() throws Exception {
+        try (TestServer server = new TestServer()) {
+            AuthorizationMatrixTest.users(server);
+            send(server, "admin", "PUT", "/db", null);
+            send(server, "admin", "PUT", "/db/notes", null);
+            send(server, "admin", "POST", "/db/notes", """
+                    [{"_id":"a1","owner":"alice","text":"shared words","secret":"plain"},
+                     {"_id":"b1","owner":"bob","text":"shared words","secret":"plain"},
+                     {"_id":"b2","owner":"bob","text":"other words","secret":"shared shared"}]""");
+            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
+                    .isEqualTo(201);
+            AuthorizationMatrixTest.rules(server, "admin");
+            String scored = "/db/notes?filter=" + q(search("shared")) + "&keys=" + q("{\"text\":1,\"s\":{\"$meta\":\"textScore\"}}")
+                    + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
+            HttpResponse<String> mine = send(server, "alice", "GET", scored, null);
+            assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
+            assertThat(mine.body()).isEqualTo("[{\"_id\":\"a1\",\"text\":\"shared words\",\"s\":0.75}]");
+            assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).body())
+                    .isEqualTo("{\"_size\":1}");
+
+            // an index over the hidden field: a match or a score would tell what it holds
+            send(server, "admin", "DELETE", "/db/notes/_indexes/t", null);
+            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\",\"secret\":\"text\"}}")
+                    .statusCode()).isEqualTo(201);
+            HttpResponse<String> hidden = send(server, "alice", "GET", scored, null);
+            assertThat(hidden.statusCode()).isEqualTo(403);
+            assertThat(hidden.body()).contains("$text names 'secret', which this user's projectResponse hides");
+            assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).statusCode()).isEqualTo(403);
+            assertThat(send(server, "admin", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).body())
+                    .isEqualTo("{\"_size\":3}");
+        }
+    }
+}

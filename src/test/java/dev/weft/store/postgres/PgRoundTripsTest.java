@@ -1,0 +1,116 @@
+package dev.weft.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.query.IndexField;
+import dev.weft.query.QueryLimits;
+import dev.weft.query.Update;
+import dev.weft.store.IndexSpec;
+import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
+import dev.weft.store.WriteOp.WriteMode;
+import dev.weft.store.WriteResult.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Issue 17, item 1: round trips per write, counted on the wire ({@link RoundTripProxy}): a
+ * single-document insert (with its index rows and its change event) is one, a replace, an update
+ * by operators and a delete two (the locked read, then the rest with COMMIT), a bulk insert of
+ * many documents one; and no write locks a catalog row.
+ */
+class PgRoundTripsTest {
+    private static final Json JSON = Json.standard();
+    private static final Namespace NS = new Namespace("rt", "docs");
+    /** A transaction that wrote a document table. */
+    private static final String WROTE_DOCUMENTS = "(INSERT INTO|UPDATE|DELETE FROM) d\\d+";
+
+    private String schema;
+    private RoundTripProxy proxy;
+    private PostgresStore store;
+
+    @BeforeEach
+    void open() throws Exception {
+        schema = PgTesting.freshSchema();
+        proxy = new RoundTripProxy(PgTesting.baseUrl());
+        store = new PostgresStore(Settings.parse(new String[] {"--store", proxy.url(schema), "--pg-pool-size", "4"}, Map.of()), JSON);
+        store.putDatabase("rt", obj("{}"), Optional.empty());
+        store.putCollection(NS, obj("{}"), Optional.empty());
+        store.createIndex(NS, new IndexSpec("a_1", List.of(new IndexField("a", 1)), false));
+        store.createIndex(NS, new IndexSpec("b_1", List.of(new IndexField("b", 1)), true));
+        store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":0,\"a\":0,\"b\":0}")))); // warms the pool
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        store.close();
+        proxy.close();
+        PgTesting.dropSchema(schema);
+    }
+
+    @Test
+    void aSingleDocumentInsertWithIndexRowsAndItsEventIsOneRoundTrip() {
+        proxy.reset();
+        assertThat(store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":1,\"a\":1,\"b\":1}")))).outcome())
+                .isEqualTo(Outcome.CREATED);
+        List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
+        assertThat(writes).hasSize(1);
+        assertThat(writes.getFirst().roundTrips()).isEqualTo(1);
+        assertThat(writes.getFirst().sent()).contains("INSERT INTO weft_events").contains("COMMIT").doesNotContain("FOR SHARE");
+    }
+
+    @Test
+    void replaceUpdateAndDeleteAreTwoRoundTripsEach() {
+        store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":2,\"a\":2,\"b\":2}"))));
+        proxy.reset();
+        assertThat(store.write(new WriteOp.Replace(NS, obj("{\"_id\":2,\"a\":3,\"b\":3}"), WriteMode.UPSERT, Optional.empty()))
+                .outcome()).isEqualTo(Outcome.UPDATED);
+        Update set = Update.parse(JSON.parse("{\"$set\":{\"a\":4}}", "update"), QueryLimits.defaults());
+        assertThat(store.write(new WriteOp.UpdateOne(NS, JSON.parse("2", "id"), set, WriteMode.UPDATE, Optional.empty()))
+                .outcome()).isEqualTo(Outcome.UPDATED);
+        assertThat(store.write(new WriteOp.DeleteOne(NS, JSON.parse("2", "id"), Optional.empty())).outcome())
+                .isEqualTo(Outcome.DELETED);
+        List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
+        assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(2, 2, 2);
+        assertThat(writes).allSatisfy(t -> assertThat(t.sent()).doesNotContain("FOR SHARE"));
+    }
+
+    @Test
+    void aBulkInsertOfManyDocumentsIsOneRoundTrip() {
+        List<ObjectNode> docs = new ArrayList<>();
+        for (int i = 100; i < 300; i++) {
+            docs.add(obj("{\"_id\":" + i + ",\"a\":" + i + ",\"b\":" + i + "}"));
+        }
+        proxy.reset();
+        assertThat(store.write(new WriteOp.InsertMany(NS, docs)).count()).isEqualTo(200);
+        List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
+        assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(1);
+    }
+
+    @Test
+    void aRefusedInsertIsRunAgainStatementByStatementForItsExactAnswer() {
+        proxy.reset();
+        var r = store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":0,\"a\":9,\"b\":9}"))));
+        assertThat(r.outcome()).isEqualTo(Outcome.CONFLICT);
+        assertThat(r.message().orElseThrow()).contains("_id");
+        var many = store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":0}"), obj("{\"_id\":7}"))));
+        assertThat(many.outcome()).isEqualTo(Outcome.CONFLICT);
+        var unique = store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":8,\"b\":0}"))));
+        assertThat(unique.outcome()).isEqualTo(Outcome.CONFLICT);
+        assertThat(unique.message().orElseThrow()).contains("b_1");
+        assertThat(store.get(NS, JSON.parse("7", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+        assertThat(store.get(NS, JSON.parse("8", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+    }
+
+    private static ObjectNode obj(String json) {
+        return JSON.parseObject(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "test");
+    }
+}
