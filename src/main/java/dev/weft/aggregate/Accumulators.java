@@ -3,8 +3,11 @@ package dev.weft.aggregate;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Values;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.NullNode;
@@ -16,15 +19,38 @@ import tools.jackson.databind.node.NullNode;
 final class Accumulators {
     private Accumulators() {}
 
+    /**
+     * Where an input stands in the order of a one-range scan: the {@code _id} of the stored
+     * document it came from (null when every input comes from one range in order), then its rank
+     * among the inputs of its range. Partials of a scan read in parts keep positions so that,
+     * merged, they give exactly what one range would: the first, the last, the order of a
+     * {@code $push}, which of two equal values ({@code 1}, {@code 1.0}) a {@code $min} keeps.
+     */
+    record Position(JsonNode id, long rank) implements Comparable<Position> {
+        @Override
+        public int compareTo(Position o) {
+            int byId = id == null || o.id == null ? 0 : Values.compare(id, o.id);
+            return byId != 0 ? byId : Long.compare(rank, o.rank);
+        }
+    }
+
     /** One group's running value. {@code add} returns the bytes it newly retains (for the memory bound). */
     interface Accumulator {
-        long add(JsonNode value);
+        long add(JsonNode value, Position at);
+
+        /** Takes in {@code other}'s inputs (the same accumulator over another part of the scan). */
+        void merge(Accumulator other);
 
         JsonNode result();
     }
 
     /** A field's accumulator and the expression it accumulates. */
     record Spec(String field, String operator, Expr argument) {
+        /** Whether the result depends on the order of the inputs (so partials need their positions). */
+        boolean ordered() {
+            return !(operator.equals("$sum") || operator.equals("$count") || operator.equals("$avg"));
+        }
+
         Accumulator start() {
             return switch (operator) {
                 case "$sum", "$count" -> new Sum();
@@ -65,11 +91,16 @@ final class Accumulators {
         private final Numbers.Sum sum = new Numbers.Sum();
 
         @Override
-        public long add(JsonNode v) {
+        public long add(JsonNode v, Position at) {
             if (v != null && v.isNumber()) {
                 sum.add(v);
             }
             return 0;
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            sum.merge(((Sum) other).sum);
         }
 
         @Override
@@ -83,12 +114,19 @@ final class Accumulators {
         private long count;
 
         @Override
-        public long add(JsonNode v) {
+        public long add(JsonNode v, Position at) {
             if (v != null && v.isNumber()) {
                 total += v.doubleValue();
                 count++;
             }
             return 0;
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            Avg o = (Avg) other;
+            total += o.total;
+            count += o.count;
         }
 
         @Override
@@ -100,22 +138,39 @@ final class Accumulators {
     private static final class Extreme implements Accumulator {
         private final int sign;
         private JsonNode best;
+        private Position bestAt;
 
         Extreme(int sign) {
             this.sign = sign;
         }
 
         @Override
-        public long add(JsonNode v) {
-            if (AggValues.isNullish(v)) {
+        public long add(JsonNode v, Position at) {
+            if (AggValues.isNullish(v) || !better(v, at)) {
                 return 0;
             }
-            if (best == null || Integer.signum(Values.compare(v, best)) == sign) {
-                long grown = best == null ? MemoryBudget.size(v) : MemoryBudget.size(v) - MemoryBudget.size(best);
-                best = v;
-                return Math.max(0, grown);
+            long grown = best == null ? MemoryBudget.size(v) : MemoryBudget.size(v) - MemoryBudget.size(best);
+            best = v;
+            bestAt = at;
+            return Math.max(0, grown);
+        }
+
+        /** Of equal values the earliest is kept, as one range in order keeps the first it met. */
+        private boolean better(JsonNode v, Position at) {
+            if (best == null) {
+                return true;
             }
-            return 0;
+            int c = Integer.signum(Values.compare(v, best));
+            return c == sign || c == 0 && at.compareTo(bestAt) < 0;
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            Extreme o = (Extreme) other;
+            if (o.best != null && better(o.best, o.bestAt)) {
+                best = o.best;
+                bestAt = o.bestAt;
+            }
         }
 
         @Override
@@ -126,16 +181,25 @@ final class Accumulators {
 
     private static final class First implements Accumulator {
         private JsonNode first;
-        private boolean seen;
+        private Position firstAt;
 
         @Override
-        public long add(JsonNode v) {
-            if (seen) {
+        public long add(JsonNode v, Position at) {
+            if (firstAt != null && at.compareTo(firstAt) >= 0) {
                 return 0;
             }
-            seen = true;
+            long was = MemoryBudget.size(first);
+            firstAt = at;
             first = AggValues.orNull(v);
-            return MemoryBudget.size(first);
+            return Math.max(0, MemoryBudget.size(first) - was);
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            First o = (First) other;
+            if (o.firstAt != null) {
+                add(o.first, o.firstAt);
+            }
         }
 
         @Override
@@ -146,12 +210,25 @@ final class Accumulators {
 
     private static final class Last implements Accumulator {
         private JsonNode last = NullNode.getInstance();
+        private Position lastAt;
 
         @Override
-        public long add(JsonNode v) {
+        public long add(JsonNode v, Position at) {
+            if (lastAt != null && at.compareTo(lastAt) < 0) {
+                return 0;
+            }
             long grown = MemoryBudget.size(AggValues.orNull(v)) - MemoryBudget.size(last);
             last = AggValues.orNull(v);
+            lastAt = at;
             return Math.max(0, grown);
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            Last o = (Last) other;
+            if (o.lastAt != null) {
+                add(o.last, o.lastAt);
+            }
         }
 
         @Override
@@ -160,40 +237,69 @@ final class Accumulators {
         }
     }
 
+    /** A value and where its input stood. */
+    private record Placed(JsonNode value, Position at) {}
+
+    private static final Comparator<Placed> IN_SCAN_ORDER = Comparator.comparing(Placed::at);
+
     private static final class Push implements Accumulator {
-        private final ArrayNode values = Json.NODES.arrayNode();
+        private final List<Placed> values = new ArrayList<>();
 
         @Override
-        public long add(JsonNode v) {
+        public long add(JsonNode v, Position at) {
             if (v == null || v.isMissingNode()) {
                 return 0;
             }
-            values.add(v);
-            return MemoryBudget.size(v);
+            values.add(new Placed(v, at));
+            return MemoryBudget.size(v) + 32;
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            values.addAll(((Push) other).values);
         }
 
         @Override
         public JsonNode result() {
-            return values;
+            values.sort(IN_SCAN_ORDER); // stable, and linear when already in order (one range)
+            ArrayNode out = Json.NODES.arrayNode();
+            values.forEach(p -> out.add(p.value()));
+            return out;
         }
     }
 
+    /** Distinct values (by MongoDB's comparison), in the order their first occurrences came. */
     private static final class AddToSet implements Accumulator {
-        private final TreeSet<JsonNode> seen = new TreeSet<>(Values::compare);
-        private final ArrayNode values = Json.NODES.arrayNode();
+        private final TreeMap<JsonNode, Placed> seen = new TreeMap<>(Values::compare);
 
         @Override
-        public long add(JsonNode v) {
-            if (v == null || v.isMissingNode() || !seen.add(v)) {
+        public long add(JsonNode v, Position at) {
+            if (v == null || v.isMissingNode()) {
                 return 0;
             }
-            values.add(v);
-            return 2 * MemoryBudget.size(v);
+            Placed was = seen.get(v);
+            if (was == null) {
+                seen.put(v, new Placed(v, at));
+                return 2 * MemoryBudget.size(v) + 32;
+            }
+            if (at.compareTo(was.at()) < 0) {
+                seen.put(v, new Placed(v, at));
+            }
+            return 0;
+        }
+
+        @Override
+        public void merge(Accumulator other) {
+            ((AddToSet) other).seen.values().forEach(p -> add(p.value(), p.at()));
         }
 
         @Override
         public JsonNode result() {
-            return values;
+            List<Placed> inOrder = new ArrayList<>(seen.values());
+            inOrder.sort(IN_SCAN_ORDER);
+            ArrayNode out = Json.NODES.arrayNode();
+            inOrder.forEach(p -> out.add(p.value()));
+            return out;
         }
     }
 }

@@ -2,6 +2,8 @@ package dev.weft.aggregate;
 
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
+import dev.weft.aggregate.Mergeable.Partial;
+import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
 import dev.weft.query.Values;
 import java.util.ArrayList;
@@ -34,9 +36,10 @@ final class BlockingStages {
     }
 
     /** Adds one input to each accumulator, charging what they grew by to {@code budget}. */
-    private static void add(List<Accumulators.Spec> fields, Accumulators.Accumulator[] accs, Scope scope, MemoryBudget budget) {
+    private static void add(List<Accumulators.Spec> fields, Accumulators.Accumulator[] accs, Scope scope,
+                            Accumulators.Position at, MemoryBudget budget) {
         for (int i = 0; i < accs.length; i++) {
-            long grown = accs[i].add(fields.get(i).argument().eval(scope));
+            long grown = accs[i].add(fields.get(i).argument().eval(scope), at);
             if (grown > 0) {
                 budget.charge(grown);
             }
@@ -53,14 +56,19 @@ final class BlockingStages {
         return out;
     }
 
-    /** {@code $group}: groups by {@code _id}'s value (null and missing are one group), ordered by it. */
-    static final class Group implements Stage {
+    /**
+     * {@code $group}: groups by {@code _id}'s value (null and missing are one group), ordered by
+     * it. Of equal keys ({@code 1}, {@code 1.0}) the group is named by the first input's.
+     */
+    static final class Group implements Mergeable {
         private final Expr id;
         private final List<Accumulators.Spec> fields;
+        private final boolean ordered;
 
         Group(Expr id, List<Accumulators.Spec> fields) {
             this.id = id;
             this.fields = fields;
+            this.ordered = fields.stream().anyMatch(Accumulators.Spec::ordered);
         }
 
         @Override
@@ -69,36 +77,115 @@ final class BlockingStages {
         }
 
         @Override
-        public Sink into(Sink next, Run run) {
-            MemoryBudget budget = run.budget("$group");
-            TreeMap<JsonNode, Accumulators.Accumulator[]> groups = new TreeMap<>(Values::compare);
-            return new Sink() {
-                @Override
-                public boolean accept(JsonNode doc) {
-                    run.tick();
-                    Scope scope = run.scope(doc);
-                    JsonNode key = AggValues.orNull(id.eval(scope));
-                    Accumulators.Accumulator[] accs = groups.get(key);
-                    if (accs == null) {
-                        accs = started(fields);
-                        groups.put(key, accs);
-                        budget.charge(MemoryBudget.size(key) + 64L + 48L * accs.length);
-                    }
-                    add(fields, accs, scope, budget);
-                    return true;
-                }
-
-                @Override
-                public void finish() {
-                    for (Map.Entry<JsonNode, Accumulators.Accumulator[]> g : groups.entrySet()) {
-                        if (!next.accept(result(g.getKey(), fields, g.getValue()))) {
-                            break;
-                        }
-                    }
-                    next.finish();
-                }
-            };
+        public boolean ordered() {
+            // the key's own spelling (1 or 1.0) is the first input's, so order matters to every $group
+            return true;
         }
+
+        /** One group: the key it is named by, where that key's input stood, its accumulators. */
+        private static final class Entry {
+            JsonNode key;
+            Accumulators.Position at;
+            final Accumulators.Accumulator[] accs;
+
+            Entry(JsonNode key, Accumulators.Position at, Accumulators.Accumulator[] accs) {
+                this.key = key;
+                this.at = at;
+                this.accs = accs;
+            }
+
+            boolean after(Accumulators.Position other) {
+                return at != null && other != null && other.compareTo(at) < 0;
+            }
+        }
+
+        private final class Groups implements Partial {
+            final TreeMap<JsonNode, Entry> groups = new TreeMap<>(Values::compare);
+            private final Run run;
+            private final MemoryBudget budget;
+
+            Groups(Run run, MemoryBudget budget) {
+                this.run = run;
+                this.budget = budget;
+            }
+
+            @Override
+            public void accept(JsonNode doc, Accumulators.Position at) {
+                run.tick();
+                Scope scope = run.scope(doc);
+                JsonNode key = AggValues.orNull(id.eval(scope));
+                Entry entry = groups.get(key);
+                if (entry == null) {
+                    entry = new Entry(key, at, started(fields));
+                    groups.put(key, entry);
+                    budget.charge(MemoryBudget.size(key) + 64L + 48L * entry.accs.length);
+                } else if (entry.after(at)) {
+                    entry.key = key;
+                    entry.at = at;
+                }
+                add(fields, entry.accs, scope, ordered ? at : null, budget);
+            }
+
+            void merge(Groups other) {
+                for (Entry e : other.groups.values()) {
+                    Entry mine = groups.get(e.key);
+                    if (mine == null) {
+                        groups.put(e.key, e);
+                        continue;
+                    }
+                    if (mine.after(e.at)) {
+                        mine.key = e.key;
+                        mine.at = e.at;
+                    }
+                    for (int i = 0; i < mine.accs.length; i++) {
+                        mine.accs[i].merge(e.accs[i]);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public Partial partial(Run run, MemoryBudget budget) {
+            return new Groups(run, budget);
+        }
+
+        @Override
+        public void emit(List<Partial> partials, Sink next, Run run) {
+            Groups all = (Groups) partials.getFirst();
+            for (Partial p : partials.subList(1, partials.size())) {
+                all.merge((Groups) p);
+            }
+            for (Entry g : all.groups.values()) {
+                if (!next.accept(result(g.key, fields, g.accs))) {
+                    break;
+                }
+            }
+            next.finish();
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            return oneRange(this, next, run, "$group");
+        }
+    }
+
+    /** A mergeable stage over one range in order: one partial, each input's position its rank. */
+    static Sink oneRange(Mergeable stage, Sink next, Run run, String name) {
+        Partial partial = stage.partial(run, run.budget(name));
+        return new Sink() {
+            long rank;
+
+            @Override
+            public boolean accept(JsonNode doc) {
+                partial.accept(doc, new Accumulators.Position(null, rank++));
+                return true;
+            }
+
+            @Override
+            public void finish() {
+                stage.emit(List.of(partial), next, run);
+            }
+        };
     }
 
     /** {@code $sort}, with MongoDB's order (the store's {@link Sort}); keeps only {@code limit} when a {@code $limit} follows. */
@@ -163,7 +250,7 @@ final class BlockingStages {
     }
 
     /** {@code $count}: one document with the number of inputs, none when there were none. */
-    static final class Count implements Stage {
+    static final class Count implements Mergeable {
         private final String field;
 
         Count(String field) {
@@ -176,27 +263,80 @@ final class BlockingStages {
         }
 
         @Override
+        public boolean ordered() {
+            return false;
+        }
+
+        private static final class Counted implements Partial {
+            private final Run run;
+            long n;
+
+            Counted(Run run) {
+                this.run = run;
+            }
+
+            @Override
+            public void accept(JsonNode document, Accumulators.Position at) {
+                run.tick();
+                n++;
+            }
+        }
+
+        @Override
+        public Partial partial(Run run, MemoryBudget budget) {
+            return new Counted(run);
+        }
+
+        @Override
+        public void emit(List<Partial> partials, Sink next, Run run) {
+            long n = partials.stream().mapToLong(p -> ((Counted) p).n).sum();
+            if (n > 0) {
+                ObjectNode out = Json.NODES.objectNode();
+                out.set(field, Numbers.integral(n, 0));
+                next.accept(out);
+            }
+            next.finish();
+        }
+
+        @Override
         public Sink into(Sink next, Run run) {
-            return new Sink() {
-                long n;
+            return oneRange(this, next, run, "$count");
+        }
+    }
 
-                @Override
-                public boolean accept(JsonNode doc) {
-                    run.tick();
-                    n++;
-                    return true;
-                }
+    /** {@code $sortByCount}: a {@code $group} counting each key, then sorted by the count, largest first. */
+    static final class SortByCount implements Mergeable {
+        private final Group group;
+        private final SortStage sort;
 
-                @Override
-                public void finish() {
-                    if (n > 0) {
-                        ObjectNode out = Json.NODES.objectNode();
-                        out.set(field, Numbers.integral(n, 0));
-                        next.accept(out);
-                    }
-                    next.finish();
-                }
-            };
+        SortByCount(Expr id) {
+            this.group = new Group(id, List.of(new Accumulators.Spec("count", "$sum", ExprParser.constant(Json.NODES.numberNode(1)))));
+            this.sort = new SortStage(new Sort(List.of(new IndexField("count", -1))), Long.MAX_VALUE);
+        }
+
+        @Override
+        public boolean reshapes() {
+            return true;
+        }
+
+        @Override
+        public boolean ordered() {
+            return group.ordered();
+        }
+
+        @Override
+        public Partial partial(Run run, MemoryBudget budget) {
+            return group.partial(run, budget);
+        }
+
+        @Override
+        public void emit(List<Partial> partials, Sink next, Run run) {
+            group.emit(partials, sort.into(next, run), run);
+        }
+
+        @Override
+        public Sink into(Sink next, Run run) {
+            return oneRange(this, next, run, "$group");
         }
     }
 
@@ -224,13 +364,16 @@ final class BlockingStages {
             MemoryBudget budget = run.budget("$bucket");
             Map<Integer, Accumulators.Accumulator[]> buckets = new TreeMap<>();
             return new Sink() {
+                long rank;
+
                 @Override
                 public boolean accept(JsonNode doc) {
                     run.tick();
                     Scope scope = run.scope(doc);
                     JsonNode value = AggValues.orNull(groupBy.eval(scope));
                     int bucket = bucketOf(value);
-                    add(output, buckets.computeIfAbsent(bucket, b -> started(output)), scope, budget);
+                    add(output, buckets.computeIfAbsent(bucket, b -> started(output)), scope,
+                            new Accumulators.Position(null, rank++), budget);
                     return true;
                 }
 

@@ -26,6 +26,7 @@ final class ExprParser {
     private final QueryLimits limits;
     private final Deque<String> bound = new ArrayDeque<>();
     private final Set<String> paths = new LinkedHashSet<>();
+    private boolean readsWhole;
     private int depth;
 
     ExprParser(QueryLimits limits, Set<String> outerVariables) {
@@ -40,6 +41,11 @@ final class ExprParser {
     /** The document paths compiled expressions read ({@code a.b} for {@code "$a.b"} and {@code "$$ROOT.a.b"}). */
     Set<String> paths() {
         return paths;
+    }
+
+    /** Whether an expression reads the whole document ({@code "$$ROOT"}, {@code "$$CURRENT"}). */
+    boolean readsWholeDocument() {
+        return readsWhole;
     }
 
     Set<String> boundVariables() {
@@ -156,6 +162,7 @@ final class ExprParser {
             throw WeftException.badRequest("use of undefined variable: " + name);
         }
         if (dot < 0) {
+            readsWhole |= name.equals("ROOT") || name.equals("CURRENT");
             return scope -> scope.variable(name);
         }
         String rest = text.substring(dot + 1);

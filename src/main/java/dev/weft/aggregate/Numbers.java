@@ -59,6 +59,23 @@ final class Numbers {
             kind = Math.max(kind, k);
         }
 
+        /** Adds {@code other}'s total (a sum over another part of the same inputs). */
+        void merge(Sum other) {
+            if (kind == 2 || other.kind == 2) {
+                approximate = asDouble() + other.asDouble();
+                kind = 2;
+                return;
+            }
+            long r = exact + other.exact;
+            if (((exact ^ r) & (other.exact ^ r)) < 0) {
+                approximate = (double) exact + other.exact;
+                kind = 2;
+                return;
+            }
+            exact = r;
+            kind = Math.max(kind, other.kind);
+        }
+
         JsonNode value() {
             return kind == 2 ? of(approximate) : integral(exact, kind);
         }

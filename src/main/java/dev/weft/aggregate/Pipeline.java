@@ -65,11 +65,13 @@ public final class Pipeline {
     private final List<Stage> stages;
     private final Prefix prefix;
     private final Set<String> readPaths;
+    private final boolean readsWholeDocuments;
     private final Set<String> lookups;
 
-    private Pipeline(List<Stage> stages, Set<String> readPaths, Set<String> lookups) {
+    private Pipeline(List<Stage> stages, Set<String> readPaths, boolean readsWholeDocuments, Set<String> lookups) {
         this.stages = stages;
         this.readPaths = readPaths;
+        this.readsWholeDocuments = readsWholeDocuments;
         this.lookups = lookups;
         List<JsonNode> filters = new ArrayList<>();
         Optional<Sort> sort = Optional.empty();
@@ -103,7 +105,7 @@ public final class Pipeline {
         Set<String> lookups = new LinkedHashSet<>();
         StageParser parser = new StageParser(limits, Set.of(), lookups);
         List<Stage> parsed = parser.parseAll(stages, "a pipeline");
-        return new Pipeline(parsed, Set.copyOf(parser.paths()), Set.copyOf(lookups));
+        return new Pipeline(parsed, Set.copyOf(parser.paths()), parser.readsWholeDocuments(), Set.copyOf(lookups));
     }
 
     public Prefix prefix() {
@@ -116,6 +118,15 @@ public final class Pipeline {
      */
     public Set<String> readPaths() {
         return readPaths;
+    }
+
+    /**
+     * Whether a run needs the documents whole; when false, {@link #readPaths} is all it reads of
+     * them (every document is replaced by a new one before output, and nothing before that
+     * reads {@code $$ROOT}), so a pruned read of those paths gives the same results.
+     */
+    public boolean readsWholeDocuments() {
+        return readsWholeDocuments;
     }
 
     /** The collections its {@code $lookup} stages read. */
@@ -137,16 +148,7 @@ public final class Pipeline {
     }
 
     private static Feed feed(List<Stage> stages, Options options, Consumer<JsonNode> out) {
-        Sink head = chain(stages, new Run(options, java.util.Map.of()), new Sink() {
-            @Override
-            public boolean accept(JsonNode document) {
-                out.accept(document);
-                return true;
-            }
-
-            @Override
-            public void finish() {}
-        });
+        Sink head = chain(stages, new Run(options, java.util.Map.of()), handingTo(out));
         return new Feed() {
             @Override
             public boolean accept(JsonNode document) {
@@ -160,6 +162,94 @@ public final class Pipeline {
         };
     }
 
+    /**
+     * The stages after the first {@code done} as a run over a scan read in parts, when they are
+     * stages that map each document on its own ({@code $match $project $addFields $set $unset
+     * $replaceRoot $unwind}) followed by a mergeable blocking stage ({@code $group $sortByCount
+     * $count}): each part runs the first through a partial of the second, and {@link
+     * Parts#finish} merges the partials and runs the rest. Empty otherwise.
+     */
+    public Optional<Parts> inParts(int done, Options options) {
+        int i = done;
+        while (i < stages.size() && (stages.get(i) instanceof StreamingStages.PerDocument
+                || stages.get(i) instanceof StreamingStages.Unwind)) {
+            i++;
+        }
+        if (i == stages.size() || !(stages.get(i) instanceof Mergeable blocking)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Parts(stages.subList(done, i), blocking, stages.subList(i + 1, stages.size()), options));
+    }
+
+    /** One part of a scan read in parts: thread-confined. */
+    public interface Part {
+        /**
+         * Takes one stored document, as the caller may see it; {@code id} is its {@code _id}
+         * (which orders the parts' inputs as one range would have them), needed when
+         * {@link Parts#needsIds()}.
+         */
+        void accept(JsonNode id, JsonNode document);
+    }
+
+    /** A run over a scan read in parts: {@link #part} for each part (any thread), then {@link #finish} once. */
+    public static final class Parts {
+        private final List<Stage> perDocument;
+        private final Mergeable blocking;
+        private final List<Stage> rest;
+        private final MemoryBudget budget;
+        private final List<Mergeable.Partial> partials = new ArrayList<>();
+
+        private Parts(List<Stage> perDocument, Mergeable blocking, List<Stage> rest, Options options) {
+            this.perDocument = perDocument;
+            this.blocking = blocking;
+            this.rest = rest;
+            this.budget = new MemoryBudget("$group", options.memoryBytes());
+        }
+
+        public boolean needsIds() {
+            return blocking.ordered();
+        }
+
+        /** A part, run with {@code options} (its own {@code tick}, as it runs on its own thread). */
+        public Part part(Options options) {
+            Run run = new Run(options, java.util.Map.of());
+            Mergeable.Partial partial = blocking.partial(run, budget);
+            synchronized (partials) {
+                partials.add(partial);
+            }
+            boolean ordered = blocking.ordered();
+            JsonNode[] current = new JsonNode[1];
+            Sink head = chain(perDocument, run, new Sink() {
+                long rank;
+
+                @Override
+                public boolean accept(JsonNode document) {
+                    partial.accept(document, ordered ? new Accumulators.Position(current[0], rank++) : null);
+                    return true;
+                }
+
+                @Override
+                public void finish() {}
+            });
+            return (id, document) -> {
+                current[0] = id;
+                head.accept(document);
+            };
+        }
+
+        /** Merges the parts (all read) and runs the stages after the blocking one; results go to {@code out}. */
+        public void finish(Options options, Consumer<JsonNode> out) {
+            Run run = new Run(options, java.util.Map.of());
+            Sink tail = chain(rest, run, handingTo(out));
+            synchronized (partials) {
+                if (partials.isEmpty()) {
+                    part(options);
+                }
+                blocking.emit(List.copyOf(partials), tail, run);
+            }
+        }
+    }
+
     /** Every stage in memory over {@code input}: the reference evaluator. */
     public List<JsonNode> run(List<? extends JsonNode> input, Options options) {
         List<JsonNode> out = new ArrayList<>();
@@ -171,6 +261,20 @@ public final class Pipeline {
         }
         feed.finish();
         return out;
+    }
+
+    /** The last sink of a chain: every document to {@code out}. */
+    private static Sink handingTo(Consumer<JsonNode> out) {
+        return new Sink() {
+            @Override
+            public boolean accept(JsonNode document) {
+                out.accept(document);
+                return true;
+            }
+
+            @Override
+            public void finish() {}
+        };
     }
 
     static Sink chain(List<Stage> stages, Run run, Sink last) {

@@ -117,6 +117,11 @@ final class Projector {
         return !exclusion;
     }
 
+    /** Whether the output keeps fields the projection does not name (an exclusion, or {@code {_id: 0}} alone). */
+    boolean keepsUnnamedFields() {
+        return exclusion || !inclusion;
+    }
+
     ObjectNode apply(JsonNode doc, Scope scope) {
         if (exclusion) {
             ObjectNode out = (ObjectNode) exclude(root, doc);

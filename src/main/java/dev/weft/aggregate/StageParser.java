@@ -29,6 +29,7 @@ final class StageParser {
     private final Set<String> paths = new LinkedHashSet<>();
     private final Set<String> lookups;
     private boolean reshaped;
+    private boolean readsWhole;
 
     StageParser(QueryLimits limits, Set<String> variables, Set<String> lookups) {
         this.limits = limits;
@@ -38,6 +39,15 @@ final class StageParser {
 
     Set<String> paths() {
         return paths;
+    }
+
+    /**
+     * Whether the documents as stored need reading whole: nothing replaces them with new ones
+     * before they are output, or a stage before that reads {@code $$ROOT}. Otherwise {@link
+     * #paths} is all a run needs of each (a pruned read).
+     */
+    boolean readsWholeDocuments() {
+        return readsWhole || !reshaped;
     }
 
     List<Stage> parseAll(JsonNode stages, String where) {
@@ -63,6 +73,7 @@ final class StageParser {
 
     private void read(ExprParser p) {
         read(p.paths());
+        readsWhole |= !reshaped && p.readsWholeDocument();
     }
 
     private void read(Set<String> found) {
@@ -86,6 +97,8 @@ final class StageParser {
                 if (projector.isInclusion()) {
                     arg.propertyNames().forEach(f -> read(Set.of(f)));
                 }
+                // what an exclusion keeps is every field it does not name: it reads documents whole
+                readsWhole |= !reshaped && projector.keepsUnnamedFields();
                 yield new StreamingStages.Project(projector, true);
             }
             case "$addFields", "$set" -> addFields(name, arg);
@@ -279,20 +292,7 @@ final class StageParser {
         }
         Expr id = p.parse(arg);
         read(p);
-        Stage group = new BlockingStages.Group(id, List.of(new Accumulators.Spec("count", "$sum",
-                ExprParser.constant(Json.NODES.numberNode(1)))));
-        Stage sort = new BlockingStages.SortStage(new Sort(List.of(new IndexField("count", -1))), Long.MAX_VALUE);
-        return new Stage() {
-            @Override
-            public Sink into(Sink next, Run run) {
-                return group.into(sort.into(next, run), run);
-            }
-
-            @Override
-            public boolean reshapes() {
-                return true;
-            }
-        };
+        return new BlockingStages.SortByCount(id);
     }
 
     private Stage bucket(JsonNode arg) {
@@ -352,6 +352,7 @@ final class StageParser {
             }
             facets.put(e.getKey(), inner.parseAll(e.getValue(), "$facet." + e.getKey()));
             read(inner.paths());
+            readsWhole |= !reshaped && inner.readsWholeDocuments();
         }
         return new BlockingStages.Facet(facets);
     }

@@ -10,7 +10,14 @@ import dev.weft.security.DocumentAccess;
 import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
+import dev.weft.core.WeftException;
+import dev.weft.query.PathTrie;
+import dev.weft.query.PrunedReader;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,9 +64,11 @@ final class AggregatePlan {
     private final DocumentAccess.View view;
     private final ReadMode readMode;
     private final Map<String, DocumentAccess> lookups;
+    private final boolean scanInParts;
+    private final Function<byte[], JsonNode> reader;
 
     private AggregatePlan(Api api, Namespace ns, Pipeline pipeline, int done, FindQuery query, DocumentAccess.View view,
-                          ReadMode readMode, Map<String, DocumentAccess> lookups) {
+                          ReadMode readMode, Map<String, DocumentAccess> lookups, boolean scanInParts) {
         this.api = api;
         this.ns = ns;
         this.pipeline = pipeline;
@@ -68,6 +77,23 @@ final class AggregatePlan {
         this.view = view;
         this.readMode = readMode;
         this.lookups = lookups;
+        this.scanInParts = scanInParts;
+        this.reader = reader(api, pipeline);
+    }
+
+    /**
+     * How a stored document (as the caller may see it) becomes the pipeline's input: parsed
+     * whole, or, when the pipeline reads only some paths of it, pruned to them (and {@code _id},
+     * which orders a scan read in parts) without decoding the rest.
+     */
+    private static Function<byte[], JsonNode> reader(Api api, Pipeline pipeline) {
+        if (pipeline.readsWholeDocuments()) {
+            return bytes -> api.json().parse(bytes, "stored document");
+        }
+        Set<String> paths = new HashSet<>(pipeline.readPaths());
+        paths.add("_id");
+        PrunedReader pruned = new PrunedReader(api.json(), PathTrie.of(paths));
+        return pruned::read;
     }
 
     /** {@code stages} (variables already bound) compiled and admitted under the request's access to {@code ns}. */
@@ -90,8 +116,20 @@ final class AggregatePlan {
             var permission = authorizer.authorize(ex.context().principal(), "GET", List.of(ns.db(), coll));
             lookups.put(coll, ex.context().access(other, permission));
         }
+        // A scan read in parts has no order: only a filter may go before it, and the parts' inputs
+        // are put back in _id order by their _id, so the caller must be able to see it.
+        boolean scanInParts = storeSorts && prefix.length() == prefix.matches() && seesIds(access);
         return new AggregatePlan(api, ns, pipeline, done, query, access.view(Optional.empty(), api.json()),
-                api.readMode(ex, ns), lookups);
+                api.readMode(ex, ns), lookups, scanInParts);
+    }
+
+    private static boolean seesIds(DocumentAccess access) {
+        try {
+            access.checkReadPath("the pipeline", "_id");
+            return true;
+        } catch (WeftException hidden) {
+            return false;
+        }
     }
 
     /**
@@ -115,18 +153,24 @@ final class AggregatePlan {
         QueryTime time = QueryTime.start(api.settings().queryTimeoutMs());
         boolean[] stopped = {false};
         Pipeline.Options options = Pipeline.Options.of(api.settings().aggregationMemoryBytes(), this::lookup, time::row);
-        Pipeline.Feed feed = pipeline.startAfter(done, options, result -> {
+        Consumer<JsonNode> results = result -> {
             if (stopped[0]) {
                 return;
             }
             time.pause();
             stopped[0] = !out.test(result);
             time.resume();
-        });
+        };
+        Optional<Pipeline.Parts> parts = scanInParts ? pipeline.inParts(done, options) : Optional.empty();
+        if (parts.isPresent()) {
+            runInParts(parts.get(), time, options, results);
+            return;
+        }
+        Pipeline.Feed feed = pipeline.startAfter(done, options, results);
         try {
             api.store().find(ns, query, readMode, doc -> {
                 time.row();
-                if (stopped[0] || !feed.accept(api.json().parse(view.matched(doc.json()), "stored document"))) {
+                if (stopped[0] || !feed.accept(reader.apply(view.matched(doc.json())))) {
                     throw ENOUGH;
                 }
             });
@@ -135,6 +179,42 @@ final class AggregatePlan {
         }
         time.checkNow();
         feed.finish();
+    }
+
+    /**
+     * The stages up to the first blocking one, per part of the store's scan (one part per core,
+     * each on its own thread, with its own partial), then the partials merged and the rest run
+     * here. The memory setting bounds the partials together; the time limit is one deadline for
+     * every part.
+     */
+    private void runInParts(Pipeline.Parts parts, QueryTime time, Pipeline.Options options, Consumer<JsonNode> results) {
+        long deadline = time.deadlineNanos();
+        int count = Runtime.getRuntime().availableProcessors();
+        api.store().scanParts(ns, query.filter(), readMode, count, i -> {
+            // one $$NOW for every part: the run's
+            Pipeline.Part part = parts.part(new Pipeline.Options(options.memoryBytes(), options.now(), this::lookup,
+                    deadlineTick(time, deadline)));
+            return doc -> {
+                JsonNode input = reader.apply(view.matched(doc.json()));
+                part.accept(input.get("_id"), input);
+            };
+        });
+        time.checkNow();
+        parts.finish(options, results);
+    }
+
+    /** A part's time check: past {@code deadline}, the query's "exceeded time limit" (the clock looked at every few rows). */
+    private static Runnable deadlineTick(QueryTime time, long deadline) {
+        return new Runnable() {
+            private int rows;
+
+            @Override
+            public void run() {
+                if ((++rows & 31) == 0 && System.nanoTime() - deadline > 0) {
+                    throw time.exceeded();
+                }
+            }
+        };
     }
 
     private void lookup(String coll, JsonNode filterSpec, Predicate<JsonNode> each) {

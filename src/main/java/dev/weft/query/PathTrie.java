@@ -69,6 +69,11 @@ public final class PathTrie {
         return whole;
     }
 
+    /** How many field names below this node are kept. */
+    int fieldCount() {
+        return children.size();
+    }
+
     /** The node of a field of an object at this node, or null when that field is dropped. */
     PathTrie child(String name) {
         return children.get(name);

@@ -171,7 +171,9 @@ public final class PrunedReader {
                         o.set(node.childName(child), value(c, node.childAt(child)));
                     }
                 }
-                if (c.next() == '}') {
+                // A stored document names each field once (it is written from a parsed tree): once
+                // it has every top-level field the trie names, the rest of it is left unread.
+                if (node == trie && o.size() == trie.fieldCount() || c.next() == '}') {
                     return o;
                 }
             }

@@ -190,19 +190,32 @@ class AggregationEndpointsTest {
         }
     }
 
-    /** A store whose finds hand each document over 10 ms late, as a slow scan would. */
+    private static void late(Consumer<StoredDocument> sink, StoredDocument doc) {
+        try {
+            Thread.sleep(10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sink.accept(doc);
+    }
+
+    /** A store whose finds and scans in parts hand each document over 10 ms late, as a slow scan would. */
     static Store slowFinds(Store store) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+            if (method.getName().equals("scanParts")) {
+                @SuppressWarnings("unchecked")
+                Consumer<StoredDocument> sink = ((java.util.function.IntFunction<Consumer<StoredDocument>>) args[4]).apply(0);
+                store.find((Namespace) args[0], new FindQuery((dev.weft.query.Filter) args[1], null, 0, Long.MAX_VALUE,
+                        java.util.Optional.empty()), (dev.weft.core.ReadMode) args[2], doc -> {
+                    late(sink, doc);
+                });
+                return null;
+            }
             if (method.getName().equals("find") && args != null && args.length == 4) {
                 @SuppressWarnings("unchecked")
                 Consumer<StoredDocument> sink = (Consumer<StoredDocument>) args[3];
                 store.find((Namespace) args[0], (FindQuery) args[1], (dev.weft.core.ReadMode) args[2], doc -> {
-                    try {
-                        Thread.sleep(10);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    sink.accept(doc);
+                    late(sink, doc);
                 });
                 return null;
             }

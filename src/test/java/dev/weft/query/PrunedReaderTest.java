@@ -1,0 +1,28 @@
+package dev.weft.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PrunedReaderTest {
+    private static String read(List<String> paths, String stored) {
+        return new PrunedReader(Json.standard(), PathTrie.of(paths)).read(stored.getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
+    @Test
+    void readsNoFurtherThanTheLastFieldItKeeps() {
+        // the bytes after "b" are never looked at: here they are not even JSON
+        assertThat(read(List.of("a", "b.x"), "{\"a\":1,\"skip\":[1,{\"b\":2}],\"b\":{\"x\":[1],\"y\":2},\"c\":not json"))
+                .isEqualTo("{\"a\":1,\"b\":{\"x\":[1]}}");
+    }
+
+    @Test
+    void aFieldTheDocumentLacksMeansReadingToItsEnd() {
+        assertThat(read(List.of("a", "z"), "{\"a\":\"s\",\"b\":2,\"c\":{\"z\":1}}")).isEqualTo("{\"a\":\"s\"}");
+        assertThat(read(List.of(), "{\"a\":1}")).isEqualTo("{}");
+        assertThat(read(List.of(""), "{\"a\":1}")).isEqualTo("{\"a\":1}");
+    }
+}
