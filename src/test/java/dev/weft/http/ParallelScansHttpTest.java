@@ -1,5 +1,6 @@
 package dev.weft.http;
 
+import static dev.weft.http.AuthorizationMatrixTest.send;
 import static dev.weft.http.TestServer.q;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +73,50 @@ class ParallelScansHttpTest {
             clients.close();
             // one slot: one of the two was split, the other read alone
             assertThat(splitScans(server.store)).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A restricted user's reads split like anyone's, and each part is still narrowed by the rule:
+     * counts, pages, an unindexed sort and a {@code $group} read in parts see only the user's own
+     * documents, and never the field its {@code projectResponse} hides.
+     */
+    @Test
+    void aRestrictedUsersSplitScansSeeOnlyWhatItsRuleAllows() throws Exception {
+        try (TestServer server = new TestServer("--parallel-scans", "1", "--scan-parts", "2", "--scan-split-min-rows", "100")) {
+            server.createCollection("db", "notes");
+            StringBuilder batch = new StringBuilder("[");
+            for (int i = 0; i < 1_000; i++) {
+                String owner = i % 10 == 0 ? "alice" : "bob";
+                batch.append(i == 0 ? "" : ",").append("{\"_id\":").append(i).append(",\"owner\":\"").append(owner)
+                        .append("\",\"n\":").append(i % 7).append(",\"secret\":\"").append(owner).append("-secret\"}");
+            }
+            assertThat(server.post("/db/notes", batch.append("]").toString()).statusCode()).isEqualTo(200);
+            AuthorizationMatrixTest.users(server);
+            send(server, "admin", "POST", "/weft/acl", """
+                    [{"_id":"notes-own","roles":["user"],"priority":10,"predicate":"path-prefix('/db/notes')",
+                      "readFilter":{"owner":"@user._id"},"projectResponse":{"secret":0},"allowAdhocAggregations":true}]""");
+            long before = splitScans(server.store);
+
+            HttpResponse<String> size = send(server, "alice", "GET", "/db/notes/_size", null);
+            assertThat(size.body()).isEqualTo("{\"_size\":100}");
+            HttpResponse<String> page = send(server, "alice", "GET", "/db/notes?pagesize=5&filter=" + q("{\"n\":{\"$gte\":0}}"), null);
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.body()).contains("\"_id\":990,", "\"_id\":950,").doesNotContain("bob").doesNotContain("secret");
+            HttpResponse<String> sorted = send(server, "alice", "GET", "/db/notes?pagesize=3&sort=" + q("{\"n\":-1,\"_id\":1}"), null);
+            assertThat(sorted.statusCode()).isEqualTo(200);
+            assertThat(sorted.body()).contains("\"_id\":20,", "\"_id\":90,", "\"_id\":160,")
+                    .doesNotContain("bob").doesNotContain("secret");
+            HttpResponse<String> hidden = send(server, "alice", "POST", "/db/notes/_aggrs",
+                    "[{\"$group\":{\"_id\":\"$owner\",\"secrets\":{\"$addToSet\":\"$secret\"}}}]");
+            assertThat(hidden.statusCode()).as(hidden.body()).isEqualTo(403);
+            HttpResponse<String> groups = send(server, "alice", "POST", "/db/notes/_aggrs",
+                    "[{\"$group\":{\"_id\":\"$owner\",\"count\":{\"$sum\":1},\"ns\":{\"$addToSet\":\"$n\"}}}]");
+            assertThat(groups.statusCode()).as(groups.body()).isEqualTo(200);
+            assertThat(groups.body()).startsWith("[{\"_id\":\"alice\",\"count\":100,\"ns\":[").doesNotContain("bob");
+            HttpResponse<String> counted = send(server, "alice", "POST", "/db/notes/_aggrs", "[{\"$count\":\"n\"}]");
+            assertThat(counted.body()).isEqualTo("[{\"n\":100}]");
+            assertThat(splitScans(server.store) - before).as("the restricted reads were split").isGreaterThanOrEqualTo(3);
         }
     }
 }
