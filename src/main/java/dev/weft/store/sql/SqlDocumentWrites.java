@@ -53,9 +53,16 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         });
     }
 
-    /** With several writers the row is locked, so If-Match and read-modify-write cannot lose an update. */
+    /**
+     * With several writers the row is locked, so If-Match and read-modify-write cannot lose an
+     * update; or the connection assumes the stored bytes and checks them under the same lock.
+     */
     @Override
     protected ObjectNode load(SqlConnection sql, Catalog.Coll coll, byte[] id) throws SQLException {
+        byte[] assumed = sql.assumedBody(coll.table(), id);
+        if (assumed != null) {
+            return json.parseObject(assumed, "stored document");
+        }
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?"
                 + (dialect.severalWriters() ? " FOR UPDATE" : ""));
         ps.setBytes(1, id);
