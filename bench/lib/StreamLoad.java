@@ -13,10 +13,11 @@
 //         histograms ("bucket count" lines from sentAt, "c bucket count" lines from wallTime, then
 //         "# received N first_us F last_us L ...", with the process's CPU: cpu_ms over its life,
 //         run_user_ticks and run_sys_ticks since ready) and prints "done ...".
-//   write URL RATE DURATION_S
-//         after a few GETs of URL that warm this JVM's HTTP client, POSTs
-//         {"sentAt": <epoch us>, "i": k} to URL RATE times a second for DURATION_S seconds, on a
-//         fixed schedule; prints "wrote N errors E first_us F".
+//   write URL[,URL...] RATE DURATION_S
+//         after a few GETs of each URL that warm this JVM's HTTP client, POSTs
+//         {"sentAt": <epoch us>, "i": k} RATE times a second for DURATION_S seconds, on a fixed
+//         schedule, write k to URL number k mod the count (round robin over the nodes of
+//         bench streams --nodes); prints "wrote N errors E first_us F".
 //
 // Environment: WEFT_AUTH, the Authorization header value for every request and upgrade.
 //
@@ -97,7 +98,8 @@ public class StreamLoad {
         switch (args[0]) {
             case "ws" -> subscribers(URI.create(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]), Path.of(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
-            case "write" -> writer(URI.create(args[1]), Double.parseDouble(args[2]), Integer.parseInt(args[3]));
+            case "write" -> writer(Arrays.stream(args[1].split(",")).map(URI::create).toList(),
+                    Double.parseDouble(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("mode ws or write");
         }
         System.exit(0);
@@ -610,14 +612,16 @@ public class StreamLoad {
         return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15
     }
 
-    static void writer(URI uri, double rate, int durationS) throws Exception {
+    static void writer(List<URI> uris, double rate, int durationS) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        // Warm this JVM's HTTP client (class loading, the connection) with a few reads first:
+        // Warm this JVM's HTTP client (class loading, the connections) with a few reads first:
         // its first request costs a cold JVM some 100 ms, which is the writer's, not Weft's.
-        for (int k = 0; k < 5; k++) {
-            var warm = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
-            if (!AUTH.isEmpty()) warm.header("Authorization", AUTH);
-            http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
+        for (URI uri : uris) {
+            for (int k = 0; k < 5; k++) {
+                var warm = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+                if (!AUTH.isEmpty()) warm.header("Authorization", AUTH);
+                http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
+            }
         }
         long total = Math.round(rate * durationS);
         long periodNanos = (long) (1e9 / rate);
@@ -630,7 +634,7 @@ public class StreamLoad {
             if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait);
             long sent = nowMicros();
             if (k == 0) first = sent;
-            var b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+            var b = HttpRequest.newBuilder(uris.get((int) (k % uris.size()))).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"sentAt\":" + sent + ",\"i\":" + k + "}"));
             if (!AUTH.isEmpty()) b.header("Authorization", AUTH);
