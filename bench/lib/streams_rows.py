@@ -15,7 +15,7 @@ for g in sys.argv[9:]:
 
 
 def empty():
-    return dict(hist={}, commit={}, received=0, last=0, cpu=0.0, sys=0.0)
+    return dict(hist={}, commit={}, received=0, last=0, cpu=0.0, sys=0.0, docs={})
 
 
 def read(paths):
@@ -33,6 +33,13 @@ def read(paths):
                 r["last"] = max(r["last"], int(d["last_us"]))
                 r["sys"] += int(d["run_sys_ticks"]) / hz
                 r["cpu"] += (int(d["run_user_ticks"]) + int(d["run_sys_ticks"])) / hz
+            elif line.startswith("e "):
+                i, count, low, high, commit_low = map(int, line[2:].split())
+                d = r["docs"].setdefault(i, [0, low, high, commit_low])
+                if d[0]:
+                    d[1] = min(d[1], low); d[2] = max(d[2], high)
+                    d[3] = commit_low if d[3] < 0 else min(d[3], commit_low) if commit_low >= 0 else d[3]
+                d[0] += count
             elif line.startswith("c "):
                 b, c = map(int, line[2:].split())
                 r["commit"][b] = r["commit"].get(b, 0) + c
@@ -50,6 +57,10 @@ def add(into, r):
     into["last"] = max(into["last"], r["last"])
     into["cpu"] += r["cpu"]
     into["sys"] += r["sys"]
+    for i, d in r["docs"].items():
+        t = into["docs"].setdefault(i, [0, d[1], d[2], d[3]])
+        t[0] += d[0]; t[1] = min(t[1], d[1]); t[2] = max(t[2], d[2])
+        t[3] = d[3] if t[3] < 0 else min(t[3], d[3]) if d[3] >= 0 else t[3]
 
 
 def pct(h, p):
@@ -85,7 +96,19 @@ def row(label, clients, opened, r, rss_mb, peak_mb, weft_s, weft_sys, pg):
             + (f"  ({werr} write errors)" if werr != "0" else ""))
 
 
+def spread(label, r):
+    """Per document: commit to the first receipt (the event reaching the node and its first
+    socket), first to last receipt (the fan-out), in ms: p50, p99, max over the documents."""
+    docs = r["docs"].values()
+    first = sorted(d[3] / 1000 for d in docs if d[3] >= 0)
+    fan = sorted((d[2] - d[1]) / 1000 for d in docs)
+    q = lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")
+    return (f"detail {n:>8} {label:>4} {len(fan):>6} {q(first, .5):>9.1f} {q(first, .99):>9.1f} {first[-1] if first else 0:>9.1f} "
+            f"{q(fan, .5):>9.1f} {q(fan, .99):>9.1f} {fan[-1] if fan else 0:>9.1f}")
+
+
 rows = []
+details = []
 total = empty()
 t_open = t_clients = 0
 t_rss = t_peak = t_cpu = t_sys = 0.0
@@ -95,6 +118,7 @@ for spec in filter(None, nodes.split(";")):
     weft_s = (int(u1) + int(s1) - int(u0) - int(s0)) / hz
     weft_sys = (int(s1) - int(s0)) / hz
     rows.append(row(k, int(clients), int(opened), r, int(rss) / 1024, int(peak) / 1024, weft_s, weft_sys, "-"))
+    details.append(spread(k, r))
     add(total, r)
     t_open += int(opened)
     t_clients += int(clients)
@@ -105,3 +129,6 @@ for spec in filter(None, nodes.split(";")):
 if len(rows) > 1:
     print("\n".join(rows))
 print(row("all", t_clients, t_open, total, t_rss, t_peak, t_cpu, t_sys, pg_cpu))
+if len(details) > 1:
+    print("\n".join(details))
+print(spread("all", total))
