@@ -1,15 +1,15 @@
 # The rows of ./weft bench streams for one client count: one per Weft node (when there are
 # several) and one for all of them, from the histogram files of bench/lib/StreamLoad.java.
-#   python3 streams_rows.py N WROTE WRITE_ERRORS FIRST_US LOAD HZ PG_CPU_S NODES K:PREFIX...
+#   python3 streams_rows.py N NODE_COUNT WROTE WRITE_ERRORS FIRST_US LOAD HZ PG_CPU_S NODES K:PREFIX...
 # NODES: "k open clients rss_kb peak_kb user0 sys0 user1 sys1;" per node (CPU in clock ticks);
 # K:PREFIX: the load process whose histograms are PREFIX.hist, connected to node K.
 import sys
 
-n, wrote, werr, first_us, load, hz, pg_cpu, nodes = sys.argv[1:9]
+n, node_count, wrote, werr, first_us, load, hz, pg_cpu, nodes = sys.argv[1:10]
 hz = int(hz)
 wrote = int(wrote)
 files = {}
-for g in sys.argv[9:]:
+for g in sys.argv[10:]:
     k, path = g.split(":", 1)
     files.setdefault(k, []).append(path + ".hist")
 
@@ -89,7 +89,7 @@ def row(label, clients, opened, r, rss_mb, peak_mb, weft_s, weft_sys, pg):
     complete = r["received"] == want and sum(r["commit"].values()) == r["received"]
     h, c = r["hist"], r["commit"]
     verdict = lambda x: "met" if x and complete and pct(x, 0.99) < 250 else "short"
-    return (f"{n:>8} {label:>4} {opened:>6} {wrote:>6} {r['received']:>10} {want:>10} {rate:>9.0f} {mean(h):>8.1f} "
+    return (f"{n:>8} {node_count:>5} {label:>4} {opened:>6} {wrote:>6} {r['received']:>10} {want:>10} {rate:>9.0f} {mean(h):>8.1f} "
             f"{pct(h, 0.5):>7.1f} {pct(h, 0.99):>7.1f} {top(h):>8.1f} {mean(c):>8.1f} {pct(c, 0.5):>7.1f} {pct(c, 0.99):>7.1f} "
             f"{top(c):>8.1f} {rss_mb:>8.0f} {peak_mb:>8.0f} {weft_s:>7.1f} {weft_sys:>6.1f} {r['cpu']:>8.1f} {r['sys']:>6.1f} "
             f"{pg:>6} {load:>5}  p99<250ms commit:{verdict(c)} post:{verdict(h)}"
@@ -103,7 +103,7 @@ def spread(label, r):
     first = sorted(d[3] / 1000 for d in docs if d[3] >= 0)
     fan = sorted((d[2] - d[1]) / 1000 for d in docs)
     q = lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")
-    return (f"detail {n:>8} {label:>4} {len(fan):>6} {q(first, .5):>9.1f} {q(first, .99):>9.1f} {first[-1] if first else 0:>9.1f} "
+    return (f"detail {n:>8} {node_count:>5} {label:>4} {len(fan):>6} {q(first, .5):>9.1f} {q(first, .99):>9.1f} {first[-1] if first else 0:>9.1f} "
             f"{q(fan, .5):>9.1f} {q(fan, .99):>9.1f} {fan[-1] if fan else 0:>9.1f}")
 
 
