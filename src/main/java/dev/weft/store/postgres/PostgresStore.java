@@ -229,10 +229,10 @@ public final class PostgresStore extends SqlStore {
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> out) {
         QueryTime time = QueryTime.start(settings.queryTimeoutMs());
         boolean[] sent = {false};
-        Consumer<byte[]> sink = body -> {
+        Consumer<StoredDocument> sink = doc -> {
             sent[0] = true;
             time.pause();
-            out.accept(new StoredDocument(body));
+            out.accept(doc);
             time.resume();
         };
         SqlEngine.Find find = engine.find(query, time);
@@ -240,7 +240,7 @@ public final class PostgresStore extends SqlStore {
             return;
         }
         reads.read(mode, true, () -> !sent[0], reads.timed(time, sql -> {
-            List<byte[]> chunk = find.first(sql, coll(ns));
+            List<StoredDocument> chunk = find.first(sql, coll(ns));
             while (true) {
                 chunk.forEach(sink);
                 if (find.done()) {

@@ -94,7 +94,7 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
             TextPostings postings = postings(index);
             if (postings != null) {
                 for (int i = 0; i < ids.size(); i++) {
-                    postings.add(sql, index.table(), ids.get(i), index.spec().text().terms(docs.get(i)));
+                    postings.add(sql, index.table(), index.spec().text(), ids.get(i), index.spec().text().termsByWeight(docs.get(i)));
                 }
                 continue;
             }
@@ -125,10 +125,10 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         for (Catalog.Index index : coll.indexes()) {
             TextPostings postings = postings(index);
             if (postings != null) {
-                String terms = index.spec().text().terms(doc);
-                if (!terms.equals(index.spec().text().terms(old))) {
+                List<String> terms = index.spec().text().termsByWeight(doc);
+                if (!terms.equals(index.spec().text().termsByWeight(old))) {
                     postings.remove(sql, index.table(), id);
-                    postings.add(sql, index.table(), id, terms);
+                    postings.add(sql, index.table(), index.spec().text(), id, terms);
                 }
                 continue;
             }
