@@ -26,6 +26,13 @@ import java.util.List;
  * ({@link #prepare} sends them first), so the order of statements is the engine's; a rollback
  * drops them unsent. With {@code holding} false (several ops with a savepoint each, whose errors
  * must surface op by op) every statement runs at once.
+ *
+ * <p>Assumed documents: given the node's {@link KnownDocuments}, a replace, update or delete
+ * takes the bytes this node last saw stored for its document instead of reading it, and holds
+ * back, as the first statement of its burst, a check that locks the row and fails the
+ * transaction ({@link PgWrites#EXPECTED}, "version") unless those are the stored bytes: its
+ * whole transaction is then one round trip. The entry is taken out when used (the write puts
+ * the new bytes back after its commit), so a stale guess is paid for once.
  */
 final class PgPipeline extends SqlConnection {
     /** Binds a statement's parameters from {@code first}; returns the next free parameter. */
@@ -37,10 +44,40 @@ final class PgPipeline extends SqlConnection {
 
     private final List<Held> held = new ArrayList<>();
     private final boolean holding;
+    private final KnownDocuments known;
+    private boolean assumed;
 
     PgPipeline(Connection connection, boolean holding) {
+        this(connection, holding, null);
+    }
+
+    /** {@code known}: the documents a write may assume (null: it reads each one). */
+    PgPipeline(Connection connection, boolean holding, KnownDocuments known) {
         super(connection);
         this.holding = holding;
+        this.known = known;
+    }
+
+    @Override
+    public byte[] assumedBody(String table, byte[] id) throws SQLException {
+        byte[] body = known == null || !holding ? null : known.get(table, id);
+        if (body == null) {
+            return null;
+        }
+        known.forget(table, id);
+        send("SELECT " + PgWrites.EXPECT + "(count(*), 1, 'version') FROM (SELECT 1 FROM " + table
+                + " WHERE id = ? AND body = ? FOR UPDATE) AS locked", (ps, i) -> {
+                    ps.setBytes(i, id);
+                    ps.setBytes(i + 1, body);
+                    return i + 2;
+                });
+        assumed = true;
+        return body;
+    }
+
+    /** Whether this write assumed a document's bytes instead of reading them. */
+    boolean assumed() {
+        return assumed;
     }
 
     /** Runs a statement whose answer is not needed: held back in a pipeline that holds, else at once. */

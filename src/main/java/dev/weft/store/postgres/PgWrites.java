@@ -1,6 +1,7 @@
 package dev.weft.store.postgres;
 
 import dev.weft.core.Durability;
+import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.DuplicateKey;
@@ -23,9 +24,13 @@ import javax.sql.DataSource;
  *
  * <p>Round trips: a lone op holds back every statement whose answer it does not wait for and
  * sends them with COMMIT ({@link PgPipeline}): an insert (one document or an ndjson chunk) is one
- * round trip, a replace, update or delete two (the read of the locked document, then its rows,
- * its events, the catalog check and COMMIT). Several ops run each in a savepoint, statement by
- * statement, so that a failing op undoes only itself.
+ * round trip; a replace, update or delete one when this node knows the document's stored bytes
+ * ({@link KnownDocuments}: it wrote or read it last; the burst checks them under the row lock
+ * first), else two (the read of the locked document, then its rows, its events, the catalog
+ * check and COMMIT). A write whose assumption was wrong, or that an assumed document made it
+ * refuse, is run again reading the document, so every answer is the one the stored document
+ * gives. Several ops run each in a savepoint, statement by statement, so that a failing op
+ * undoes only itself.
  *
  * <p>Catalog changes: a write takes no lock on the catalog. It checks, as the last statement
  * before COMMIT, that each collection's {@code gen} is still the one of the catalog it planned
@@ -54,10 +59,12 @@ final class PgWrites {
     private final PgEventLog events;
     private final WriteNotifier notifier;
     private final Consumer<Namespace> bump;
+    private final KnownDocuments known;
 
     PgWrites(DataSource pool, PgCatalog catalog, SqlEngine engine, PgEventLog events, WriteNotifier notifier,
-             Consumer<Namespace> bump) {
+             Consumer<Namespace> bump, KnownDocuments known) {
         this.pool = pool;
+        this.known = known;
         this.catalog = catalog;
         this.engine = engine;
         this.events = events;
@@ -78,6 +85,7 @@ final class PgWrites {
      */
     List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
         boolean hold = ops.size() == 1;
+        boolean assume = hold && assumable(ops.getFirst());
         for (int attempt = 0; ; attempt++) {
             // asks the snapshot it will plan with: a reload publishes the catalog before it
             catalog.fresh(() -> ops.stream().allMatch(op -> catalog.planned().catalog().colls().containsKey(op.ns())));
@@ -88,7 +96,7 @@ final class PgWrites {
             }
             Set<Catalog.Coll> touched = new LinkedHashSet<>();
             List<ChangeEvent> changes = new ArrayList<>();
-            try (PgPipeline sql = new PgPipeline(pool.getConnection(), hold)) {
+            try (PgPipeline sql = new PgPipeline(pool.getConnection(), hold, assume && hold ? known : null)) {
                 sql.connection().setAutoCommit(false);
                 try {
                     if (durability == Durability.SOFT) {
@@ -101,11 +109,16 @@ final class PgWrites {
                         events.append(sql, changes);
                         checkCatalog(sql, plan, touched);
                         sql.commit();
+                        remember(cat, changes);
                         events.wake();
                         notifier.written(touched.stream().map(Catalog.Coll::id).toList());
                         touched.forEach(coll -> bump.accept(coll.ns()));
                     }
                     if (attempt < ATTEMPTS && lostUpsertRace(ops, results)) {
+                        continue;
+                    }
+                    if (sql.assumed() && !results.getFirst().ok()) {
+                        assume = false; // refused by what it assumed: the answer must be the stored document's
                         continue;
                     }
                     return results;
@@ -116,8 +129,11 @@ final class PgWrites {
             } catch (SQLException e) {
                 String state = e.getSQLState();
                 if (EXPECTED.equals(state) && attempt < ATTEMPTS) {
-                    if (String.valueOf(e.getMessage()).contains("catalog:")) {
+                    String message = String.valueOf(e.getMessage());
+                    if (message.contains("catalog:")) {
                         catalog.reload();
+                    } else if (message.contains("version:")) {
+                        assume = false;
                     } else {
                         hold = false;
                     }
@@ -176,6 +192,21 @@ final class PgWrites {
                     ps.setArray(i + 2, ps.getConnection().createArrayOf("bigint", gens));
                     return i + 3;
                 });
+    }
+
+    /** A single-document write that needs its document's stored state: it may assume it. */
+    private static boolean assumable(WriteOp op) {
+        return op instanceof WriteOp.Replace || op instanceof WriteOp.UpdateOne || op instanceof WriteOp.DeleteOne;
+    }
+
+    /** What this node now knows is stored: the documents its write left (none for a delete). */
+    private void remember(Catalog cat, List<ChangeEvent> changes) {
+        for (ChangeEvent e : changes) {
+            Catalog.Coll coll = cat.colls().get(e.ns());
+            if (coll != null) {
+                known.put(coll.table(), AbstractDocumentWrites.key(e.documentKey()), e.fullDocument());
+            }
+        }
     }
 
     private static boolean upsert(WriteOp op) {

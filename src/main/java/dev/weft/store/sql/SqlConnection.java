@@ -60,6 +60,15 @@ public class SqlConnection implements AutoCloseable {
         return false;
     }
 
+    /**
+     * The stored bytes a write on this connection may assume for the document {@code id} of
+     * {@code table} without reading it, or null to read it. A connection that answers must make
+     * its transaction fail unless they are still the stored bytes when it commits.
+     */
+    public byte[] assumedBody(String table, byte[] id) throws SQLException {
+        return null;
+    }
+
     /** Runs a frequent parameterless statement (transaction control, savepoints) through the cache. */
     public void control(String sql) throws SQLException {
         prepare(sql).execute();

@@ -206,7 +206,7 @@ public final class SqlEngine {
         }
 
         /** Plans and reads the first chunk; a retried attempt starts over. */
-        public List<byte[]> first(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        public List<StoredDocument> first(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             if (limit <= 0) {
                 return List.of();
             }
@@ -220,7 +220,7 @@ public final class SqlEngine {
             List<byte[]> split = orderedSplit(sql, coll);
             if (split != null) {
                 done = true;
-                return split;
+                return stored(split);
             }
             scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
             toSkip = everything ? scan.unskipped() : skip;
@@ -260,8 +260,8 @@ public final class SqlEngine {
         }
 
         /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
-        public List<byte[]> next(SqlConnection sql) throws SQLException {
-            List<byte[]> out = new ArrayList<>();
+        public List<StoredDocument> next(SqlConnection sql) throws SQLException {
+            List<StoredDocument> out = new ArrayList<>();
             long[] bytes = {0};
             boolean exhausted = scan.read(sql, dialect, CHUNK_ROWS, (id, body) -> {
                 time.row();
@@ -272,7 +272,7 @@ public final class SqlEngine {
                     toSkip--;
                     return true;
                 }
-                out.add(body);
+                out.add(new StoredDocument(body));
                 left--;
                 bytes[0] += body.length;
                 return left > 0 && bytes[0] < CHUNK_BYTES;
@@ -282,8 +282,15 @@ public final class SqlEngine {
         }
 
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
-        private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
+            if (filter.textSearch().isPresent()) {
+                List<StoredDocument> ranked = RankedText.page(sql, dialect, coll, plan.index(), filter.textSearch().get(),
+                        matcher, sort, skip, left, time, maxSortBytes);
+                if (ranked != null) {
+                    return ranked;
+                }
+            }
             ParallelScans scans = parallel;
             if (scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
@@ -292,7 +299,7 @@ public final class SqlEngine {
                 if (parts != null) {
                     TopK top = parts.getFirst().top();
                     parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
-                    return top.result();
+                    return stored(top.result());
                 }
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
@@ -306,8 +313,12 @@ public final class SqlEngine {
                 }
                 return true;
             });
-            return top.result();
+            return stored(top.result());
         }
+    }
+
+    private static List<StoredDocument> stored(List<byte[]> bodies) {
+        return bodies.stream().map(StoredDocument::new).toList();
     }
 
     /** One reader's share of a split unordered find: its heap (the matcher is shared: it keeps no state). */
@@ -519,7 +530,7 @@ public final class SqlEngine {
         Catalog.Index index = new Catalog.Index(id, spec, false);
         Optional<TextPostings> postings = textPostings(index);
         if (postings.isPresent()) {
-            for (String ddl : postings.get().create(index.table())) {
+            for (String ddl : postings.get().create(index.table(), spec.text())) {
                 sql.exec(ddl);
             }
             buildPostings(sql, coll, index, postings.get());
@@ -531,27 +542,25 @@ public final class SqlEngine {
 
     /**
      * Rebuilds each text index still kept as rows of a generic index table (made before text
-     * postings were the dialect's own): its old table dropped, its postings built from the
+     * postings were the dialect's own) or as postings of an older shape
+     * ({@link TextPostings#outdated}): its old tables dropped, its postings built from the
      * documents. Run once at open, inside the caller's transaction.
      */
     public void rebuildOldTextIndexes(SqlConnection sql, Catalog catalog) throws SQLException {
         for (Catalog.Coll coll : catalog.colls().values()) {
             for (Catalog.Index index : coll.indexes()) {
                 Optional<TextPostings> postings = textPostings(index);
-                if (postings.isPresent() && hasKeyColumn(sql, index.table())) {
-                    sql.exec("DROP TABLE " + index.table());
-                    for (String ddl : postings.get().create(index.table())) {
+                if (postings.isPresent() && (TextPostings.hasColumn(sql, index.table(), "key")
+                        || postings.get().outdated(sql, index.table()))) {
+                    for (String ddl : postings.get().drop(index.table())) {
+                        sql.exec(ddl);
+                    }
+                    for (String ddl : postings.get().create(index.table(), index.spec().text())) {
                         sql.exec(ddl);
                     }
                     buildPostings(sql, coll, index, postings.get());
                 }
             }
-        }
-    }
-
-    private static boolean hasKeyColumn(SqlConnection sql, String table) throws SQLException {
-        try (ResultSet rs = sql.connection().getMetaData().getColumns(null, sql.connection().getSchema(), table, "key")) {
-            return rs.next();
         }
     }
 
@@ -568,7 +577,7 @@ public final class SqlEngine {
         try (ResultSet rs = scan.executeQuery()) {
             while (rs.next()) {
                 JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                postings.add(sql, index.table(), rs.getBytes(1), index.spec().text().terms(doc));
+                postings.add(sql, index.table(), index.spec().text(), rs.getBytes(1), index.spec().text().termsByWeight(doc));
             }
         }
     }

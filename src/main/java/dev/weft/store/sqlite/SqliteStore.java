@@ -237,10 +237,10 @@ public final class SqliteStore extends SqlStore implements EventLog {
         if (find.done()) {
             return;
         }
-        List<byte[]> out = read(true, time, sql -> find.first(sql, requireColl(catalog, ns)));
+        List<StoredDocument> out = read(true, time, sql -> find.first(sql, requireColl(catalog, ns)));
         while (true) {
             time.pause();
-            out.forEach(body -> sink.accept(new StoredDocument(body)));
+            out.forEach(sink);
             if (find.done()) {
                 return;
             }
