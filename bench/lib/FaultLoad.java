@@ -48,6 +48,9 @@ import java.util.regex.Pattern;
 
 public class FaultLoad {
     static final Pattern K = Pattern.compile("\"fullDocument\":\\{[^}]*\"k\":(\\d+)");
+    static final Pattern CLOSE_CODE = Pattern.compile("\"code\":\\s*(\\d+)");
+    /** Streams the server ended with an SSE close event, by its code (1013 slow, 1011 replay failed...). */
+    static final java.util.Map<String, Long> ENDED_BY_SERVER = new ConcurrentHashMap<>();
     static String[] nodes;
     static String auth;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -110,8 +113,9 @@ public class FaultLoad {
         System.out.printf("writer outages (first failed attempt to the next acknowledged write): %s ms%n", writer.outages);
         System.out.printf("stream clients %d: gaps %d (clients with a gap %d), duplicates %d, tokens out of order %d%n",
                 all.size(), gaps, clientsWithGaps, dups, unordered);
-        System.out.printf("reconnects %d: p50 %s ms, p99 %s ms, max %s ms%n", reconnects.size(),
-                pct(reconnects, 50), pct(reconnects, 99), reconnects.isEmpty() ? "-" : reconnects.getLast());
+        System.out.printf("reconnects %d: p50 %s ms, p99 %s ms, max %s ms; streams ended by the server (close event, by code): %s%n",
+                reconnects.size(), pct(reconnects, 50), pct(reconnects, 99), reconnects.isEmpty() ? "-" : reconnects.getLast(),
+                ENDED_BY_SERVER);
         System.out.printf("outdated reads %d, not 200 %d%n", reader.reads.get(), reader.failures.get());
         System.exit(0);
     }
@@ -299,12 +303,22 @@ public class FaultLoad {
             }
         }
 
+        /** SSE: an event's fields up to a blank line; a {@code close} event (no id) is the server ending the stream. */
         void read(InputStream body) throws Exception {
             String line;
             String id = null;
+            boolean close = false;
             while ((line = line(body)) != null && !stopping.get()) {
-                if (line.startsWith("id:")) {
+                if (line.isEmpty()) {
+                    id = null;
+                    close = false;
+                } else if (line.startsWith("event:")) {
+                    close = line.substring(6).trim().equals("close");
+                } else if (line.startsWith("id:")) {
                     id = line.substring(3).trim();
+                } else if (close && line.startsWith("data:")) {
+                    Matcher code = CLOSE_CODE.matcher(line);
+                    ENDED_BY_SERVER.merge(code.find() ? code.group(1) : "?", 1L, Long::sum);
                 } else if (line.startsWith("data:")) {
                     Matcher m = K.matcher(line);
                     synchronized (this) {

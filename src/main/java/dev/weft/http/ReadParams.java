@@ -37,8 +37,8 @@ import tools.jackson.databind.node.ObjectNode;
  * included, for {@link ResultCache}. Only {@link FindPlan} runs a read with these.
  */
 record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, ReadMode readMode, String fingerprint, Optional<SortPosition> after,
-                  StoreTextScore textScore) {
+                  boolean count, Optional<String> hint, ReadMode readMode, String fingerprint,
+                  Optional<SortPosition> after, StoreTextScore textScore) {
     /** The parameter that continues a keyset walk: the token of the page before ({@link CursorTokens}). */
     static final String AFTER = "after";
 

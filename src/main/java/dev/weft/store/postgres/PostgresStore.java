@@ -100,7 +100,8 @@ public final class PostgresStore extends SqlStore {
         this.replicas = new Replicas(settings);
         this.catalog = new PgCatalog(pool, url, settings, json, channel, this::bump, this::bumpChanged, () -> events().wake());
         this.reads = new PgReads(pool, replicas, catalog, engine.dialect(), settings.pgStatementTimeoutMs());
-        events = new PgEventLog(pool, json, settings.streamRetentionEvents(), settings.streamRetentionMs(), settings.streamPollMs());
+        events = new PgEventLog(pool, () -> PgConnections.connect(url, settings), json, settings.streamRetentionEvents(),
+                settings.streamRetentionMs(), settings.streamPollMs());
         // every node's reader sees every write's events: the invalidation that cannot be lost
         events.addCommitListener((top, written) -> written.forEach(e -> bump(e.ns())));
         events.start();

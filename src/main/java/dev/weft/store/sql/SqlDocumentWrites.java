@@ -61,7 +61,7 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
     protected ObjectNode load(SqlConnection sql, Catalog.Coll coll, byte[] id) throws SQLException {
         byte[] assumed = sql.assumedBody(coll.table(), id);
         if (assumed != null) {
-            return json.parseObject(assumed, "stored document");
+            return assumed == SqlConnection.ABSENT ? null : json.parseObject(assumed, "stored document");
         }
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?"
                 + (dialect.severalWriters() ? " FOR UPDATE" : ""));
@@ -69,6 +69,11 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
         }
+    }
+
+    @Override
+    protected void lockAll(SqlConnection sql, Catalog.Coll coll, List<byte[]> ids) throws SQLException {
+        sql.lockAll(coll.table(), ids);
     }
 
     @Override
