@@ -26,9 +26,12 @@ final class Regexes {
     /**
      * Patterns compiled before, so that a query asked again (a list page, a poll) is not measured,
      * compiled and searched for its literals again: a {@link ValuePredicate.Regex} is immutable
-     * and safe to share. At most {@code regex-cache-entries}; past that it starts over.
+     * and safe to share. At most {@code regex-cache-entries}; past that it starts over. Only
+     * patterns of at most {@link #CACHED_PROGRAM} instructions are kept (nearly every pattern a
+     * client writes), so the cache holds at most entries × that many instructions.
      */
     private static final ConcurrentHashMap<Key, Compiled> COMPILED = new ConcurrentHashMap<>();
+    static final int CACHED_PROGRAM = 256;
 
     static ValuePredicate.Regex compile(String pattern, String options, QueryLimits limits, String path) {
         if (pattern.length() > limits.maxRegexLength()) {
@@ -42,7 +45,7 @@ final class Regexes {
             return known.regex();
         }
         Compiled compiled = compileNew(pattern, options, limits, path);
-        if (limits.regexCacheEntries() > 0) {
+        if (limits.regexCacheEntries() > 0 && compiled.program() <= CACHED_PROGRAM) {
             if (COMPILED.size() >= limits.regexCacheEntries()) {
                 COMPILED.clear();
             }

@@ -38,6 +38,12 @@ class RegexesTest {
     }
 
     @Test
+    void largeProgramsAreCompiledEachTime() {
+        ValuePredicate.Regex first = Regexes.compile("(abc){300}-large", "", LIMITS, "u");
+        assertThat(Regexes.compile("(abc){300}-large", "", LIMITS, "u")).isNotSameAs(first);
+    }
+
+    @Test
     void noCacheCompilesEachTime() {
         QueryLimits none = new QueryLimits(1024, 10_000, 64, 0);
         assertThat(Regexes.compile("pach-uncached", "", none, "u")).isNotSameAs(Regexes.compile("pach-uncached", "", none, "u"));

@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  * and the cap), so a new index or collection (a new table: ids are never reused) is counted
  * afresh; {@link #forget} drops a collection's counts when an index of it is created or dropped
  * or it is dropped; at most {@code plan-probe-cache-entries} counts (past that the cache starts
- * over).
+ * over), each over at most {@link #MAX_KEY_BYTES} of key ranges (a filter with more is counted
+ * every time, as without the cache), so the cache holds at most entries × that many bytes.
  */
 public final class ProbeCache {
     /** Counts a source's keys in ranges, up to a cap: the database's answer on a miss. */
@@ -43,6 +44,9 @@ public final class ProbeCache {
     }
 
     private record Counted(long count, long atNanos) {}
+
+    /** Largest key ranges remembered: a {@code $in} of thousands of values would make each entry as large as its filter. */
+    static final int MAX_KEY_BYTES = 1024;
 
     private final long ttlNanos;
     private final int maxEntries;
@@ -67,7 +71,11 @@ public final class ProbeCache {
         if (ttlNanos == 0) {
             return counter.count();
         }
-        Key key = new Key(coll, table, flatten(ranges), cap);
+        byte[] flat = flatten(ranges);
+        if (flat == null) {
+            return counter.count();
+        }
+        Key key = new Key(coll, table, flat, cap);
         long now = clock.getAsLong();
         Counted known = counts.get(key);
         if (known != null && now - known.atNanos < ttlNanos) {
@@ -90,11 +98,14 @@ public final class ProbeCache {
         return counts.size();
     }
 
-    /** The ranges as one array: each bound as its length, then its bytes. */
+    /** The ranges as one array: each bound as its length, then its bytes; null past {@link #MAX_KEY_BYTES}. */
     private static byte[] flatten(List<KeyRange> ranges) {
         int size = 0;
         for (KeyRange r : ranges) {
             size += 8 + r.low().length + r.high().length;
+            if (size > MAX_KEY_BYTES) {
+                return null;
+            }
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         for (KeyRange r : ranges) {

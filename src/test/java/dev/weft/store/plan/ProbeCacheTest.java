@@ -74,6 +74,18 @@ class ProbeCacheTest {
     }
 
     @Test
+    void rangesLongerThanTheBoundAreCountedEveryTime() throws Exception {
+        ProbeCache cache = cache(1000, 100);
+        List<KeyRange> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            many.add(new KeyRange(new byte[] {(byte) i, 0}, new byte[] {(byte) i, 1}));
+        }
+        cache.count(1, "i1", many, 10, answering(1));
+        assertThat(cache.count(1, "i1", many, 10, answering(2))).isEqualTo(2);
+        assertThat(cache.size()).isZero();
+    }
+
+    @Test
     void aTimeOfZeroCountsEveryProbe() throws Exception {
         ProbeCache cache = cache(0, 100);
         cache.count(1, "i1", A, 10, answering(1));
