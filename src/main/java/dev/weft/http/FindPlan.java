@@ -60,6 +60,7 @@ final class FindPlan {
         store.find(ns, query(params.pageSize()), params.readMode(), doc -> {
             last[0] = doc;
             sent[0]++;
+            params.textScore().set(doc.textScore());
             sink.accept(params.view().matched(doc.json()));
         });
         if (sent[0] < params.pageSize() || params.sort().byTextScore()) {
@@ -82,6 +83,9 @@ final class FindPlan {
     }
 
     private void run(long limit, Consumer<byte[]> sink) {
-        store.find(ns, query(limit), params.readMode(), doc -> sink.accept(params.view().matched(doc.json())));
+        store.find(ns, query(limit), params.readMode(), doc -> {
+            params.textScore().set(doc.textScore());
+            sink.accept(params.view().matched(doc.json()));
+        });
     }
 }

@@ -96,21 +96,36 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
     }
 
     /**
-     * The document's terms in this index, in the order of its strings and words, space-joined
-     * (a term holds no space): what a store's own full-text table holds of it.
+     * The index's distinct weights, heaviest first: a store keeps a document's terms apart by
+     * weight (a column each on SQLite, a weight label each on PostgreSQL) so its ranking weighs
+     * them as the index does.
      */
-    public String terms(JsonNode doc) {
-        StringBuilder out = new StringBuilder();
+    public List<Integer> weightClasses() {
+        return weights.values().stream().distinct().sorted(java.util.Comparator.reverseOrder()).toList();
+    }
+
+    /**
+     * The document's terms in this index by weight class ({@link #weightClasses}, same order),
+     * each class's terms in the order of its strings and words, space-joined (a term holds no
+     * space): what a store's own full-text table holds of it.
+     */
+    public List<String> termsByWeight(JsonNode doc) {
+        List<Integer> classes = weightClasses();
+        StringBuilder[] out = new StringBuilder[classes.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = new StringBuilder();
+        }
         TextLanguage language = language(doc);
         strings(doc, (text, weight) -> {
+            StringBuilder into = out[classes.indexOf(weight)];
             for (String word : TextTokens.words(text)) {
                 String term = TextTokens.term(word, language, false, false);
                 if (term != null) {
-                    out.append(out.isEmpty() ? "" : " ").append(term);
+                    into.append(into.isEmpty() ? "" : " ").append(term);
                 }
             }
         });
-        return out.toString();
+        return java.util.Arrays.stream(out).map(StringBuilder::toString).toList();
     }
 
     /**

@@ -100,8 +100,10 @@ class TextSearchHttpTest {
             HttpResponse<String> scored = weft.get("/db/articles?filter=" + q(search("coffee")) + "&keys="
                     + q("{\"subject\":1,\"score\":{\"$meta\":\"textScore\"}}") + "&sort=" + q("{\"score\":{\"$meta\":\"textScore\"}}"));
             assertThat(scored.statusCode()).as(scored.body()).isEqualTo(200);
-            assertThat(scored.body()).isEqualTo("[{\"_id\":1,\"subject\":\"coffee\",\"score\":1.0},"
-                    + "{\"_id\":2,\"subject\":\"Coffee Shopping\",\"score\":0.75},{\"_id\":7,\"subject\":\"coffee and cream\",\"score\":0.75}]");
+            // (the store's relevance score: its values are the store's, see README "Text search")
+            assertThat(scored.body()).matches("\\[\\{\"_id\":1,\"subject\":\"coffee\",\"score\":([0-9.E-]+)\\},"
+                    + "\\{\"_id\":2,\"subject\":\"Coffee Shopping\",\"score\":([0-9.E-]+)\\},"
+                    + "\\{\"_id\":7,\"subject\":\"coffee and cream\",\"score\":\\2\\}]");
 
             // a transaction's writes reach the index when it commits
             String location = weft.post("/_sessions", null).headers().firstValue("Location").orElseThrow();

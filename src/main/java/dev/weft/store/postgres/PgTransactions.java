@@ -129,9 +129,9 @@ final class PgTransactions implements AutoCloseable {
                 return;
             }
             run("read", () -> {
-                List<byte[]> chunk = find.first(sql, coll(ns));
+                List<StoredDocument> chunk = find.first(sql, coll(ns));
                 while (true) {
-                    chunk.forEach(body -> sink.accept(new StoredDocument(body)));
+                    chunk.forEach(sink);
                     if (find.done()) {
                         return null;
                     }

@@ -1,25 +1,39 @@
 package dev.weft.store.postgres;
 
+import dev.weft.query.TextIndex;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
- * A text index on PostgreSQL: {@code <table>(id, terms tsvector)} with a GIN index. The lexemes
- * are Weft's terms as they are ({@code array_to_tsvector}, no text search configuration parses or
- * stems them again); a lookup is a {@code tsquery} of them ORed, read from the GIN index.
- * PostgreSQL bounds a lexeme (2 KB) and a tsvector (1 MB): a longer term is stored and searched
- * as its digest, and a document whose terms pass {@link #MAX_TERM_BYTES} in all is stored under
- * the one lexeme {@link #OVERFLOW}, which every lookup includes (the filter then decides). Its
- * statements join the write's pipeline ({@link PgPipeline}): no round trip of their own.
+ * A text index on PostgreSQL: {@code <table>(id, words tsvector)} with a GIN index. The lexemes
+ * are Weft's terms as they are (a tsvector literal written here, no text search configuration
+ * parses or stems them again), each with its positions in the document and the weight label of
+ * its field's weight class (A for the heaviest, then B, C, D). A lookup is a {@code tsquery} of
+ * the terms ORed, read from the GIN index.
+ *
+ * <p>A ranked lookup scores each candidate with the sum, over the search's terms, of the term's
+ * inverse document frequency (BM25's, from its documents counted in the GIN index up to
+ * {@link #DF_CAP}) times {@code ts_rank} of the document for that term (its occurrences, each
+ * weighted by its label as the index weighs the fields, the n-th adding 1/n² of the first):
+ * like SQLite's bm25, higher for more occurrences and rarer terms, but not normalized by the
+ * document's length (ts_rank's length normalization lets 2 occurrences in 4 words outrank 3 in 5).
+ *
+ * <p>PostgreSQL bounds a lexeme (2 KB), its positions (256, up to 16383) and a tsvector (1 MB):
+ * a longer term is stored and searched as its digest, positions past the bounds are left out,
+ * and a document whose terms pass {@link #MAX_TERM_BYTES} in all is stored under the one lexeme
+ * {@link #OVERFLOW}, which every lookup includes (the filter then decides). Its statements join
+ * the write's pipeline ({@link PgPipeline}): no round trip of their own.
  */
 final class TsvectorPostings implements TextPostings {
     /** Longest term kept as itself (PostgreSQL refuses lexemes of 2 KB). */
@@ -28,6 +42,12 @@ final class TsvectorPostings implements TextPostings {
     private static final int MAX_TERM_BYTES = 512 * 1024;
     /** Not a term: '#' separates words. */
     private static final String OVERFLOW = "#overflow";
+    /** PostgreSQL's bounds on a lexeme's positions: how many, and the largest. */
+    private static final int MAX_POSITIONS = 255;
+    private static final int MAX_POSITION = 16383;
+    /** Documents of a term counted for its document frequency; a commoner term counts as this common. */
+    static final int DF_CAP = 10_000;
+    private static final String LABELS = "ABCD";
 
     private final PostgresDialect dialect;
 
@@ -36,9 +56,9 @@ final class TsvectorPostings implements TextPostings {
     }
 
     @Override
-    public List<String> create(String table) {
-        return List.of("CREATE TABLE " + table + "(id bytea PRIMARY KEY, terms tsvector NOT NULL)",
-                "CREATE INDEX " + table + "_g ON " + table + " USING gin(terms)");
+    public List<String> create(String table, TextIndex index) {
+        return List.of("CREATE TABLE " + table + "(id bytea PRIMARY KEY, words tsvector NOT NULL)",
+                "CREATE INDEX " + table + "_g ON " + table + " USING gin(words)");
     }
 
     @Override
@@ -46,25 +66,51 @@ final class TsvectorPostings implements TextPostings {
         return List.of("DROP TABLE IF EXISTS " + table);
     }
 
+    /** Made before positions and weights: a column {@code terms} of bare lexemes. */
     @Override
-    public void add(SqlConnection sql, String table, byte[] id, String terms) throws SQLException {
-        Set<String> lexemes = new LinkedHashSet<>();
+    public boolean outdated(SqlConnection sql, String table) throws SQLException {
+        return TextPostings.hasColumn(sql, table, "terms");
+    }
+
+    @Override
+    public void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight)
+            throws SQLException {
+        String vector = vector(termsByWeight);
+        PgPipeline.run(sql, "INSERT INTO " + table + "(id, words) VALUES (?, ?::tsvector)", (ps, p) -> {
+            ps.setBytes(p, id);
+            ps.setString(p + 1, vector);
+            return p + 2;
+        });
+    }
+
+    /** The tsvector literal of a document's terms: each lexeme once, with its positions and their labels. */
+    static String vector(List<String> termsByWeight) {
+        Map<String, StringBuilder> positions = new LinkedHashMap<>();
+        Map<String, Integer> counts = new java.util.HashMap<>();
         long bytes = 0;
-        for (String term : terms.isEmpty() ? new String[0] : terms.split(" ")) {
-            String lexeme = lexeme(term);
-            if (lexemes.add(lexeme)) {
-                bytes += lexeme.getBytes(StandardCharsets.UTF_8).length;
+        int position = 0;
+        for (int c = 0; c < termsByWeight.size(); c++) {
+            String terms = termsByWeight.get(c);
+            char label = LABELS.charAt(Math.min(c, LABELS.length() - 1));
+            for (String term : terms.isEmpty() ? new String[0] : terms.split(" ")) {
+                position = Math.min(position + 1, MAX_POSITION);
+                String lexeme = lexeme(term);
+                StringBuilder at = positions.get(lexeme);
+                if (at == null) {
+                    bytes += lexeme.getBytes(StandardCharsets.UTF_8).length;
+                    positions.put(lexeme, new StringBuilder().append(position).append(label));
+                    counts.put(lexeme, 1);
+                } else if (counts.merge(lexeme, 1, Integer::sum) <= MAX_POSITIONS && position < MAX_POSITION) {
+                    at.append(',').append(position).append(label);
+                }
             }
         }
         if (bytes > MAX_TERM_BYTES) {
-            lexemes = Set.of(OVERFLOW);
+            return quote(OVERFLOW);
         }
-        java.sql.Array array = sql.connection().createArrayOf("text", lexemes.toArray());
-        PgPipeline.run(sql, "INSERT INTO " + table + "(id, terms) VALUES (?, array_to_tsvector(?::text[]))", (ps, p) -> {
-            ps.setBytes(p, id);
-            ps.setArray(p + 1, array);
-            return p + 2;
-        });
+        StringBuilder out = new StringBuilder();
+        positions.forEach((lexeme, at) -> out.append(out.isEmpty() ? "" : " ").append(quote(lexeme)).append(':').append(at));
+        return out.toString();
     }
 
     @Override
@@ -74,10 +120,10 @@ final class TsvectorPostings implements TextPostings {
 
     @Override
     public String lookup(String table) {
-        return "SELECT id FROM " + table + " WHERE terms @@ ?::tsquery";
+        return "SELECT id FROM " + table + " WHERE words @@ ?::tsquery";
     }
 
-    /** The terms ORed with {@link #OVERFLOW}, each quoted as tsquery reads a lexeme (a quote doubled). */
+    /** The terms ORed with {@link #OVERFLOW}, each quoted as tsquery reads a lexeme. */
     @Override
     public List<Object> lookupArgs(List<String> terms) {
         List<String> quoted = new ArrayList<>();
@@ -88,8 +134,71 @@ final class TsvectorPostings implements TextPostings {
         return List.of(String.join(" | ", quoted));
     }
 
+    @Override
+    public PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms)
+            throws SQLException {
+        double documents = documents(sql, table);
+        StringBuilder score = new StringBuilder();
+        String weights = labelWeights(index);
+        for (int i = 0; i < terms.size(); i++) {
+            score.append(i == 0 ? "" : " + ").append("?::float8 * ts_rank(").append(weights).append(", words, ?::tsquery)");
+        }
+        double[] idf = new double[terms.size()];
+        for (int i = 0; i < idf.length; i++) {
+            double df = termDocuments(sql, table, quote(lexeme(terms.get(i))));
+            idf[i] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+        }
+        PreparedStatement ps = sql.prepare("SELECT id, " + score + " AS score FROM " + table + " WHERE words @@ ?::tsquery"
+                + " ORDER BY score DESC, id");
+        int p = 1;
+        for (int i = 0; i < idf.length; i++) {
+            ps.setDouble(p++, idf[i]);
+            ps.setString(p++, quote(lexeme(terms.get(i))));
+        }
+        ps.setString(p, (String) lookupArgs(terms).getFirst());
+        return ps;
+    }
+
+    /** ts_rank's weights of labels D, C, B, A: the weights of the classes labelled so, over the heaviest. */
+    private static String labelWeights(TextIndex index) {
+        List<Integer> classes = index.weightClasses();
+        double heaviest = classes.getFirst();
+        StringBuilder out = new StringBuilder();
+        for (int label = LABELS.length() - 1; label >= 0; label--) {
+            double weight = classes.get(Math.min(label, classes.size() - 1)) / heaviest;
+            out.append(out.isEmpty() ? "'{" : ",").append(weight);
+        }
+        return out.append("}'::float4[]").toString();
+    }
+
+    /** The documents of the index: PostgreSQL's estimate for a large table, counted for a small one. */
+    private static double documents(SqlConnection sql, String table) throws SQLException {
+        PreparedStatement estimate = sql.prepare("SELECT reltuples FROM pg_class WHERE oid = ?::regclass");
+        estimate.setString(1, table);
+        try (ResultSet rs = estimate.executeQuery()) {
+            if (rs.next() && rs.getDouble(1) >= DF_CAP) {
+                return rs.getDouble(1);
+            }
+        }
+        try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + table).executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static double termDocuments(SqlConnection sql, String table, String query) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE words @@ ?::tsquery LIMIT "
+                + DF_CAP + ") s");
+        ps.setString(1, query);
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** A lexeme quoted as tsvector and tsquery read it: a quote doubled, a backslash escaped. */
     private static String quote(String lexeme) {
-        return "'" + lexeme.replace("'", "''") + "'";
+        return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'";
     }
 
     private static String lexeme(String term) {

@@ -17,6 +17,7 @@ import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.TextScores;
 import dev.weft.store.plan.TopK;
@@ -62,6 +63,7 @@ public final class SqlEngine {
     private final Json json;
     private final long maxSortBytes;
     private final long trigramProbeCap;
+    private final ProbeCache probes;
     private final SqlDocumentWrites writes;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
@@ -69,8 +71,10 @@ public final class SqlEngine {
     /** Null until the store gives its helpers: then whole-collection reads may be split. */
     private volatile ParallelScans parallel;
 
-    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap) {
+    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap,
+                     ProbeCache probes) {
         this.trigramProbeCap = trigramProbeCap;
+        this.probes = probes;
         this.dialect = dialect;
         this.json = json;
         this.maxSortBytes = maxSortBytes;
@@ -111,7 +115,8 @@ public final class SqlEngine {
                                                  long limit, Optional<String> hint) throws SQLException {
         while (true) {
             QueryPlanner.Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort,
-                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap), trigramProbeCap);
+                    skip, limit, hint, (index, ranges, cap) -> probes.count(coll.id(), index == null ? coll.table()
+                            : index.table(), ranges, cap, () -> probe(sql, coll, index, ranges, cap)), trigramProbeCap);
             if (dialect.severalWriters() && becameMultikey(sql, plan.index())) {
                 continue;
             }
@@ -191,7 +196,6 @@ public final class SqlEngine {
         private Find(FindQuery query, QueryTime time) {
             this.filter = query.filter();
             this.sort = query.sort();
-            this.matcher = StoredMatcher.of(json, filter, sort);
             this.everything = filter == ALL;
             this.skip = query.skip();
             this.limit = query.limit();
@@ -206,12 +210,12 @@ public final class SqlEngine {
         }
 
         /** Plans and reads the first chunk; a retried attempt starts over. */
-        public List<byte[]> first(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        public List<StoredDocument> first(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             if (limit <= 0) {
                 return List.of();
             }
             plan = plan(sql, coll, filter, sort, skip, limit, hint);
-            matcher = StoredMatcher.of(json, filter, sort); // planning bound a $text search: its fields are read now
+            matcher = StoredMatcher.of(json, filter, sort); // after planning, which binds a $text search to its fields
             left = limit;
             done = false;
             if (!plan.ordered()) {
@@ -220,7 +224,7 @@ public final class SqlEngine {
             List<byte[]> split = orderedSplit(sql, coll);
             if (split != null) {
                 done = true;
-                return split;
+                return stored(split);
             }
             scan = new Scan(coll, plan, filter, dialect, everything ? skip : 0);
             toSkip = everything ? scan.unskipped() : skip;
@@ -260,8 +264,8 @@ public final class SqlEngine {
         }
 
         /** The next matches of an ordered plan, at most a chunk; sets {@link #done} at the end. */
-        public List<byte[]> next(SqlConnection sql) throws SQLException {
-            List<byte[]> out = new ArrayList<>();
+        public List<StoredDocument> next(SqlConnection sql) throws SQLException {
+            List<StoredDocument> out = new ArrayList<>();
             long[] bytes = {0};
             boolean exhausted = scan.read(sql, dialect, CHUNK_ROWS, (id, body) -> {
                 time.row();
@@ -272,7 +276,7 @@ public final class SqlEngine {
                     toSkip--;
                     return true;
                 }
-                out.add(body);
+                out.add(new StoredDocument(body));
                 left--;
                 bytes[0] += body.length;
                 return left > 0 && bytes[0] < CHUNK_BYTES;
@@ -282,8 +286,15 @@ public final class SqlEngine {
         }
 
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
-        private List<byte[]> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
             done = true;
+            if (filter.textSearch().isPresent()) {
+                List<StoredDocument> ranked = RankedText.page(sql, dialect, coll, plan.index(), filter.textSearch().get(),
+                        matcher, sort, skip, left, time, maxSortBytes);
+                if (ranked != null) {
+                    return ranked;
+                }
+            }
             ParallelScans scans = parallel;
             if (scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
@@ -292,7 +303,7 @@ public final class SqlEngine {
                 if (parts != null) {
                     TopK top = parts.getFirst().top();
                     parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
-                    return top.result();
+                    return stored(top.result());
                 }
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
@@ -310,8 +321,12 @@ public final class SqlEngine {
                 }
                 return true;
             });
-            return top.result();
+            return stored(top.result());
         }
+    }
+
+    private static List<StoredDocument> stored(List<byte[]> bodies) {
+        return bodies.stream().map(StoredDocument::new).toList();
     }
 
     /**
@@ -343,12 +358,12 @@ public final class SqlEngine {
             }
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)) {
-            StoredMatcher shared = StoredMatcher.of(json, f, null);
             List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
                     reader -> new long[1], (part, range, id, body) -> {
-                        if (shared.matches(body)) {
+                        if (matcher.matches(body)) { // shared by the parts: a matcher keeps no state
                             part[0]++;
                         }
                         return true;
@@ -358,7 +373,6 @@ public final class SqlEngine {
             }
         }
         long[] n = {0};
-        StoredMatcher matcher = StoredMatcher.of(json, f, null);
         Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
             time.row();
             if (matcher.matches(body)) {
@@ -517,6 +531,7 @@ public final class SqlEngine {
 
     /** The collection's row first (with several writers, its lock waits for the writes holding it), then its tables. */
     void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        probes.forget(coll.id());
         update(sql, "DELETE FROM weft_colls WHERE id = ?", coll.id());
         for (Catalog.Index index : coll.indexes()) {
             dropIndexTables(sql, index);
@@ -526,12 +541,13 @@ public final class SqlEngine {
     }
 
     void addIndex(SqlConnection sql, Catalog.Coll coll, IndexSpec spec) throws SQLException {
+        probes.forget(coll.id());
         long id = dialect.insertReturningId(sql, "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
                 + " VALUES (?, ?, ?, ?, 0)", coll.id(), spec.name(), Catalog.encodeSpec(json, spec), spec.unique() ? 1 : 0);
         Catalog.Index index = new Catalog.Index(id, spec, false);
         Optional<TextPostings> postings = textPostings(index);
         if (postings.isPresent()) {
-            for (String ddl : postings.get().create(index.table())) {
+            for (String ddl : postings.get().create(index.table(), spec.text())) {
                 sql.exec(ddl);
             }
             buildPostings(sql, coll, index, postings.get());
@@ -543,27 +559,25 @@ public final class SqlEngine {
 
     /**
      * Rebuilds each text index still kept as rows of a generic index table (made before text
-     * postings were the dialect's own): its old table dropped, its postings built from the
+     * postings were the dialect's own) or as postings of an older shape
+     * ({@link TextPostings#outdated}): its old tables dropped, its postings built from the
      * documents. Run once at open, inside the caller's transaction.
      */
     public void rebuildOldTextIndexes(SqlConnection sql, Catalog catalog) throws SQLException {
         for (Catalog.Coll coll : catalog.colls().values()) {
             for (Catalog.Index index : coll.indexes()) {
                 Optional<TextPostings> postings = textPostings(index);
-                if (postings.isPresent() && hasKeyColumn(sql, index.table())) {
-                    sql.exec("DROP TABLE " + index.table());
-                    for (String ddl : postings.get().create(index.table())) {
+                if (postings.isPresent() && (TextPostings.hasColumn(sql, index.table(), "key")
+                        || postings.get().outdated(sql, index.table()))) {
+                    for (String ddl : postings.get().drop(index.table())) {
+                        sql.exec(ddl);
+                    }
+                    for (String ddl : postings.get().create(index.table(), index.spec().text())) {
                         sql.exec(ddl);
                     }
                     buildPostings(sql, coll, index, postings.get());
                 }
             }
-        }
-    }
-
-    private static boolean hasKeyColumn(SqlConnection sql, String table) throws SQLException {
-        try (ResultSet rs = sql.connection().getMetaData().getColumns(null, sql.connection().getSchema(), table, "key")) {
-            return rs.next();
         }
     }
 
@@ -580,7 +594,7 @@ public final class SqlEngine {
         try (ResultSet rs = scan.executeQuery()) {
             while (rs.next()) {
                 JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                postings.add(sql, index.table(), rs.getBytes(1), index.spec().text().terms(doc));
+                postings.add(sql, index.table(), index.spec().text(), rs.getBytes(1), index.spec().text().termsByWeight(doc));
             }
         }
     }
@@ -637,7 +651,8 @@ public final class SqlEngine {
         }
     }
 
-    void removeIndex(SqlConnection sql, Catalog.Index index) throws SQLException {
+    void removeIndex(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        probes.forget(coll.id());
         dropIndexTables(sql, index);
         update(sql, "DELETE FROM weft_indexes WHERE id = ?", index.id());
     }

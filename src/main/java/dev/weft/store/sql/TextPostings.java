@@ -1,24 +1,31 @@
 package dev.weft.store.sql;
 
+import dev.weft.query.TextIndex;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
  * Where a dialect keeps the postings of a text index when not as rows of the generic index table
- * {@code i<id>(key, id)}: a full-text table of the database's own (SQLite's FTS5), holding each
- * document's terms as Weft's analyzer derived them ({@link dev.weft.query.TextIndex#terms}), so
- * the database's tokenizer only splits them at spaces and stems nothing again. Written in the
- * transaction of the document; a lookup returns exactly the documents holding any of the terms.
+ * {@code i<id>(key, id)}: a full-text table of the database's own (SQLite's FTS5, PostgreSQL's
+ * tsvector), holding each document's terms as Weft's analyzer derived them
+ * ({@link TextIndex#termsByWeight}), kept apart by weight, so the database stems nothing again and
+ * its ranking weighs the fields as the index does. Written in the transaction of the document; a
+ * lookup returns exactly the documents holding any of the terms, a ranked lookup the same with
+ * the database's relevance score, best first.
  */
 public interface TextPostings {
     /** The DDL of the index's tables ({@code table} and whatever it names after it). */
-    List<String> create(String table);
+    List<String> create(String table, TextIndex index);
 
     /** The DDL dropping them (each {@code IF EXISTS}). */
     List<String> drop(String table);
 
-    /** Adds a document's terms (space-joined, in order). */
-    void add(SqlConnection sql, String table, byte[] id, String terms) throws SQLException;
+    /** Whether {@code table} was made by an older Weft in another shape (then it is built again at open). */
+    boolean outdated(SqlConnection sql, String table) throws SQLException;
+
+    /** Adds a document's terms by weight class ({@link TextIndex#termsByWeight}). */
+    void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight) throws SQLException;
 
     /** Removes a document's postings. */
     void remove(SqlConnection sql, String table, byte[] id) throws SQLException;
@@ -27,4 +34,23 @@ public interface TextPostings {
     String lookup(String table);
 
     List<Object> lookupArgs(List<String> terms);
+
+    /**
+     * A statement, ready to run, of the ids and relevance scores {@code (id, score)} of the
+     * documents holding any of {@code terms}, highest score first, ties by ascending id.
+     */
+    PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms) throws SQLException;
+
+    /** Whether {@code table} has a column {@code column} (what {@link #outdated} looks at). */
+    static boolean hasColumn(SqlConnection sql, String table, String column) throws SQLException {
+        try (var st = sql.connection().createStatement(); var rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+            var meta = rs.getMetaData();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                if (meta.getColumnName(i).equalsIgnoreCase(column)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 }

@@ -1,24 +1,34 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.query.TextIndex;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
  * A text index on SQLite: {@code <table>(n, id)} numbers the documents it holds (a document table
  * has no rowid) and {@code <table>_t}, a contentless FTS5 table, holds their terms under that
- * number. The terms are already folded and stemmed, so the {@code ascii} tokenizer only cuts them
- * at spaces (an apostrophe stays inside a term, as in Weft's words; other characters of a term
- * are letters, digits or, past ASCII, token characters to {@code ascii}).
+ * number, one column {@code w<i>} per weight class of the index ({@link TextIndex#weightClasses},
+ * heaviest first). The terms are already folded and stemmed, so the {@code ascii} tokenizer only
+ * cuts them at spaces (an apostrophe stays inside a term, as in Weft's words; other characters of
+ * a term are letters, digits or, past ASCII, token characters to {@code ascii}).
+ *
+ * <p>A ranked lookup scores with FTS5's {@code bm25}, each column weighted by its class's weight,
+ * negated so that higher is better: it grows with a term's occurrences in the document, with the
+ * term's rarity in the collection (its inverse document frequency) and falls with the document's
+ * length.
  */
 final class Fts5Postings implements TextPostings {
     @Override
-    public List<String> create(String table) {
+    public List<String> create(String table, TextIndex index) {
+        StringBuilder columns = new StringBuilder();
+        for (int i = 0; i < index.weightClasses().size(); i++) {
+            columns.append("w").append(i).append(", ");
+        }
         return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
-                "CREATE VIRTUAL TABLE " + table + "_t USING fts5(terms, content='', contentless_delete=1,"
+                "CREATE VIRTUAL TABLE " + table + "_t USING fts5(" + columns + "content='', contentless_delete=1,"
                         + " tokenize=\"ascii tokenchars ''''\")");
     }
 
@@ -27,18 +37,28 @@ final class Fts5Postings implements TextPostings {
         return List.of("DROP TABLE IF EXISTS " + table + "_t", "DROP TABLE IF EXISTS " + table);
     }
 
+    /** Made before the columns by weight: one column {@code terms}. */
     @Override
-    public void add(SqlConnection sql, String table, byte[] id, String terms) throws SQLException {
-        PreparedStatement number = sql.prepare("INSERT INTO " + table + "(id) VALUES (?) RETURNING n");
+    public boolean outdated(SqlConnection sql, String table) throws SQLException {
+        return TextPostings.hasColumn(sql, table + "_t", "terms");
+    }
+
+    @Override
+    public void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight)
+            throws SQLException {
+        // numbered by the insert, read back as last_insert_rowid(): a RETURNING costs SQLite more than this insert
+        PreparedStatement number = sql.prepare("INSERT INTO " + table + "(id) VALUES (?)");
         number.setBytes(1, id);
-        long n;
-        try (ResultSet rs = number.executeQuery()) {
-            rs.next();
-            n = rs.getLong(1);
+        number.executeUpdate();
+        StringBuilder columns = new StringBuilder("rowid");
+        for (int i = 0; i < termsByWeight.size(); i++) {
+            columns.append(", w").append(i);
         }
-        PreparedStatement ps = sql.prepare("INSERT INTO " + table + "_t(rowid, terms) VALUES (?, ?)");
-        ps.setLong(1, n);
-        ps.setString(2, terms);
+        PreparedStatement ps = sql.prepare("INSERT INTO " + table + "_t(" + columns + ") VALUES (last_insert_rowid()"
+                + ", ?".repeat(termsByWeight.size()) + ")");
+        for (int i = 0; i < termsByWeight.size(); i++) {
+            ps.setString(i + 1, termsByWeight.get(i));
+        }
         ps.executeUpdate();
     }
 
@@ -66,5 +86,19 @@ final class Fts5Postings implements TextPostings {
             match.append(match.isEmpty() ? "\"" : " OR \"").append(term).append('"');
         }
         return List.of(match.toString());
+    }
+
+    @Override
+    public PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms)
+            throws SQLException {
+        StringBuilder weights = new StringBuilder();
+        for (int weight : index.weightClasses()) {
+            weights.append(", ").append(weight).append(".0");
+        }
+        PreparedStatement ps = sql.prepare("SELECT m.id, -bm25(" + table + "_t" + weights + ") AS score FROM " + table
+                + "_t CROSS JOIN " + table + " m ON m.n = " + table + "_t.rowid WHERE " + table + "_t MATCH ?"
+                + " ORDER BY score DESC, m.id");
+        ps.setString(1, (String) lookupArgs(terms).getFirst());
+        return ps;
     }
 }
