@@ -55,8 +55,8 @@ public final class PrunedReader {
         return (v - 0x0101010101010101L) & ~v & 0x8080808080808080L;
     }
 
-    /** A position in the bytes of one document. */
-    private static final class Cursor {
+    /** A position in the bytes of one document (also walked by {@link SortKeys}). */
+    static final class Cursor {
         final byte[] b;
         int at;
 
@@ -101,6 +101,24 @@ public final class PrunedReader {
                     i++;
                 }
             }
+        }
+
+        /** Where the last {@link #fieldName} starts (after its opening quote). */
+        int nameStart;
+
+        /**
+         * At a field name (after blanks): moves past it and its ':'; returns the index of its
+         * closing quote ({@link #nameStart} is its first byte), {@code escaped[0]} set when a
+         * backslash is in it.
+         */
+        int fieldName(boolean[] escaped) {
+            blanks();
+            escaped[0] = false;
+            int end = stringEnd(escaped);
+            nameStart = at + 1;
+            at = end + 1;
+            next(); // ':'
+            return end;
         }
 
         /** Moves past the value starting here (after blanks). */
@@ -149,12 +167,8 @@ public final class PrunedReader {
             c.at--;
             boolean[] escaped = new boolean[1];
             while (true) {
-                c.blanks();
-                escaped[0] = false;
-                int end = c.stringEnd(escaped);
-                int from = c.at + 1;
-                c.at = end + 1;
-                c.next(); // ':'
+                int end = c.fieldName(escaped);
+                int from = c.nameStart;
                 if (escaped[0]) {
                     String name = name(c.b, from - 1, end + 1);
                     PathTrie child = node.child(name);

@@ -308,8 +308,12 @@ public final class SqlEngine {
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             TextScores scores = TextScores.of(filter, sort);
+            Heap heap = new Heap(matcher, top);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
+                if (top.keys() != null) {
+                    return heap.offer(id, body);
+                }
                 JsonNode doc = matcher.readIfMatches(body);
                 if (doc != null) {
                     scores.set(doc);
@@ -325,12 +329,20 @@ public final class SqlEngine {
         return bodies.stream().map(StoredDocument::new).toList();
     }
 
-    /** One reader's share of a split unordered find: its heap (the matcher is shared: it keeps no state). */
+    /**
+     * One reader's heap of an unordered find (the matcher is shared: it keeps no state). A row
+     * whose sort key, read from its bytes, ranks below every kept match is dropped before its
+     * filter runs: it could not enter whatever the filter says.
+     */
     private record Heap(StoredMatcher matcher, TopK top) {
         boolean offer(byte[] id, byte[] body) {
+            byte[] key = top.keys() == null ? null : top.keys().ofStored(body);
+            if (key != null && !top.wants(key)) {
+                return true;
+            }
             JsonNode doc = matcher.readIfMatches(body);
             if (doc != null) {
-                top.offer(id, body, doc);
+                top.offer(id, body, key, doc);
             }
             return true;
         }
