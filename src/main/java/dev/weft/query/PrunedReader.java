@@ -121,18 +121,48 @@ public final class PrunedReader {
             return end;
         }
 
+        /**
+         * From an opening quote: the index of the closing one, for a string skipped unread. Only
+         * quotes are searched for (one test per eight bytes, where {@link #stringEnd} makes two);
+         * a quote after an odd run of backslashes is escaped, part of the string.
+         */
+        int closingQuote() {
+            int i = at + 1;
+            while (true) {
+                while (i + 8 <= b.length) {
+                    long found = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
+                    if (found != 0) {
+                        i += Long.numberOfTrailingZeros(found) >>> 3;
+                        break;
+                    }
+                    i += 8;
+                }
+                while (b[i] != '"') {
+                    i++;
+                }
+                int backslashes = 0;
+                while (b[i - 1 - backslashes] == '\\') {
+                    backslashes++; // stops at the opening quote at the latest
+                }
+                if ((backslashes & 1) == 0) {
+                    return i;
+                }
+                i++;
+            }
+        }
+
         /** Moves past the value starting here (after blanks). */
         void skip() {
             blanks();
             byte x = b[at];
             if (x == '"') {
-                at = stringEnd(new boolean[1]) + 1;
+                at = closingQuote() + 1;
             } else if (x == '{' || x == '[') {
                 int depth = 0;
                 do {
                     x = b[at];
                     if (x == '"') {
-                        at = stringEnd(new boolean[1]);
+                        at = closingQuote();
                     } else if (x == '{' || x == '[') {
                         depth++;
                     } else if (x == '}' || x == ']') {
