@@ -47,8 +47,18 @@ final class Replay {
         return log.after(from, BATCH);
     }
 
+    /**
+     * Reads of the log, once the replay reached its end, to catch up with what the live feed
+     * dispatched meanwhile before taking {@link LiveIndex#lock}: a read under the lock holds up
+     * every live event of the node for as long as the database takes, and a thousand streams
+     * resuming at once (their node died) would each do one. Past these rounds the rest is read
+     * under the lock (a feed faster than the reads).
+     */
+    private static final int UNLOCKED_ROUNDS = 8;
+
     private void run(Subscriber s, long from) {
         long position = from;
+        int rounds = 0;
         MatchBudget budget = MatchBudget.of(matcher.budget);
         try {
             while (!s.ended()) {
@@ -57,7 +67,11 @@ final class Replay {
                 }
                 List<ChangeEvent> batch = batch(log, position);
                 if (batch.isEmpty()) {
-                    break;
+                    // what the live feed dispatched meanwhile is read here too, not under the lock
+                    if (position >= index.lastDispatched() || ++rounds > UNLOCKED_ROUNDS) {
+                        break;
+                    }
+                    continue;
                 }
                 for (ChangeEvent e : batch) {
                     deliver(s, views.apply(e), budget);

@@ -166,6 +166,71 @@ class StreamHubTest {
         }
     }
 
+    @Test
+    void aResumingStreamsSlowReadOfTheLogNeverHoldsUpTheLiveFeed() throws Exception {
+        MemoryLog memory = new MemoryLog();
+        memory.insert("{\"_id\":1}");
+        Recorder live = new Recorder();
+        java.util.concurrent.CountDownLatch database = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean dispatchedMeanwhile = new java.util.concurrent.atomic.AtomicBoolean();
+        EventLog slowLog = new EventLog() {
+            @Override
+            public List<ChangeEvent> after(long after, int limit) {
+                List<ChangeEvent> out = memory.after(after, limit);
+                if (Thread.currentThread().getName().equals("weft-stream-replay")) {
+                    try {
+                        if (out.isEmpty() && dispatchedMeanwhile.compareAndSet(false, true)) {
+                            memory.insert("{\"_id\":2}"); // committed and dispatched after the replay reached the end
+                            waitFor(() -> live.events.size() == 1);
+                        } else if (!out.isEmpty() && out.getFirst().seq() == 2) {
+                            database.await(3, java.util.concurrent.TimeUnit.SECONDS); // the read of it is slow
+                        }
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return out;
+            }
+
+            @Override
+            public void addCommitListener(CommitListener listener) {
+                memory.addCommitListener(listener);
+            }
+
+            @Override
+            public OptionalLong droppedAfter(Namespace ns, long after) {
+                return memory.droppedAfter(ns, after);
+            }
+
+            @Override
+            public long floor() {
+                return memory.floor();
+            }
+
+            @Override
+            public long last() {
+                return memory.last();
+            }
+        };
+        try (StreamHub hub = new StreamHub(slowLog, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), live);
+            Recorder resumed = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(0), JSON), resumed);
+            waitFor(() -> live.events.size() == 1);
+            Thread.sleep(100); // the replay is in its slow read now
+            memory.insert("{\"_id\":3}");
+            for (int i = 0; i < 100 && live.events.size() < 2; i++) {
+                Thread.sleep(10);
+            }
+            assertThat(live.events).as("the live feed went on while a replay read slowly").hasSize(2);
+            database.countDown();
+            waitFor(() -> resumed.events.size() >= 3);
+            Thread.sleep(100);
+            assertThat(resumed.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList())
+                    .containsExactly(1, 2, 3);
+        }
+    }
+
     /** Hides {@code secret}, as the users collection's policy hides {@code password}. */
     private static final DocumentPolicy HIDES_SECRET = new DocumentPolicy() {
         @Override

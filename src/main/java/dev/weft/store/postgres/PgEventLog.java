@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -79,6 +80,10 @@ final class PgEventLog implements EventLog {
             + " bump AS (UPDATE weft_event_log SET value = (SELECT max(seq) FROM done) WHERE name = 'seq'"
             + " AND EXISTS (SELECT 1 FROM done))"
             + " SELECT count(*) FROM done";
+    /** The bounds (seq, floor) beside the events after a position, one snapshot (one statement). */
+    private static final String AFTER = "SELECT b.top, b.bottom, e.* FROM (SELECT max(value) FILTER (WHERE name = 'seq') AS top,"
+            + " max(value) FILTER (WHERE name = 'floor') AS bottom FROM weft_event_log) b LEFT JOIN LATERAL (SELECT "
+            + EventRows.READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?) e ON true ORDER BY e.seq";
     private static final String DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
     /** Opens the reader's own connection (outside the pool; the same bounds). */
@@ -189,31 +194,37 @@ final class PgEventLog implements EventLog {
         listeners.add(listener);
     }
 
-    /** Reads in one snapshot the bounds and the events, so a concurrent prune is either all seen or not at all. */
+    /**
+     * Reads the bounds and the events in one statement, so in one snapshot: a concurrent prune is
+     * either all seen or not at all. One round trip, because a thousand streams resuming at once
+     * (their node died) each read here twice, on the pool the node's writes need too.
+     */
     @Override
     public List<ChangeEvent> after(long after, int limit) {
         try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
-            Connection c = sql.connection();
-            c.setAutoCommit(false);
-            try {
-                try (Statement s = c.createStatement()) {
-                    s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            PreparedStatement ps = sql.prepare(AFTER);
+            ps.setLong(1, after);
+            ps.setInt(2, limit);
+            List<ChangeEvent> out = new ArrayList<>();
+            long top = 0;
+            long bottom = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    top = rs.getLong(1);
+                    bottom = rs.getLong(2);
+                    if (rs.getObject(3) != null) {
+                        out.add(EventRows.row(rs, 3, json));
+                    }
                 }
-                long[] bounds = bounds(c);
-                floor = Math.max(floor, bounds[1]);
-                if (after < bounds[1]) {
-                    throw EventLog.tooOld();
-                }
-                if (after > bounds[0]) {
-                    throw EventLog.unknownPosition();
-                }
-                List<ChangeEvent> out = EventRows.read(sql, json, after, limit);
-                c.commit();
-                return out;
-            } finally {
-                c.rollback();
-                c.setAutoCommit(true);
             }
+            floor = Math.max(floor, bottom);
+            if (after < bottom) {
+                throw EventLog.tooOld();
+            }
+            if (after > top) {
+                throw EventLog.unknownPosition();
+            }
+            return out;
         } catch (SQLException e) {
             throw unavailable(e);
         }

@@ -47,19 +47,27 @@ public final class EventRows {
     /** Up to {@code limit} events with {@code seq > after}, in seq order. */
     public static List<ChangeEvent> read(SqlConnection sql, Json json, long after, int limit) throws SQLException {
         List<ChangeEvent> out = new ArrayList<>();
-        PreparedStatement ps = sql.prepare("SELECT seq, at, " + WRITTEN + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?");
+        PreparedStatement ps = sql.prepare("SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?");
         ps.setLong(1, after);
         ps.setInt(2, limit);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                byte[] upd = rs.getBytes(9);
-                out.add(new ChangeEvent(new Namespace(rs.getString(3), rs.getString(4)), OPS[rs.getInt(5)],
-                        json.parse(rs.getBytes(6), "logged key"), rs.getBytes(7),
-                        upd == null ? null : UpdateDescription.fromNode(json.parse(upd, "logged update description")),
-                        rs.getBytes(8), rs.getLong(1), rs.getLong(2)));
+                out.add(row(rs, 1, json));
             }
         }
         return out;
+    }
+
+    /** The columns {@link #row} decodes, in its order. */
+    public static final String READ = "seq, at, " + WRITTEN;
+
+    /** The event in the current row, its {@link #READ} columns from column {@code first} on. */
+    public static ChangeEvent row(ResultSet rs, int first, Json json) throws SQLException {
+        byte[] upd = rs.getBytes(first + 8);
+        return new ChangeEvent(new Namespace(rs.getString(first + 2), rs.getString(first + 3)), OPS[rs.getInt(first + 4)],
+                json.parse(rs.getBytes(first + 5), "logged key"), rs.getBytes(first + 6),
+                upd == null ? null : UpdateDescription.fromNode(json.parse(upd, "logged update description")),
+                rs.getBytes(first + 7), rs.getLong(first), rs.getLong(first + 1));
     }
 
     /** See {@link EventLog#droppedAfter}: only events that have a seq. */
