@@ -83,6 +83,31 @@ final class TsvectorPostings implements TextPostings {
         });
     }
 
+    /** Rows of one multi-row INSERT of postings: one statement text, so it stays prepared. */
+    private static final int ROWS_PER_INSERT = 50;
+
+    /** {@link #ROWS_PER_INSERT} documents per statement (the rest one by one): fewer statements in the write's pipeline. */
+    @Override
+    public void addAll(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
+        int i = 0;
+        for (; i + ROWS_PER_INSERT <= ids.size(); i += ROWS_PER_INSERT) {
+            List<byte[]> someIds = ids.subList(i, i + ROWS_PER_INSERT);
+            List<String> vectors = termsByWeight.subList(i, i + ROWS_PER_INSERT).stream().map(TsvectorPostings::vector).toList();
+            PgPipeline.run(sql, "INSERT INTO " + table + "(id, words) VALUES (?, ?::tsvector)"
+                    + ", (?, ?::tsvector)".repeat(ROWS_PER_INSERT - 1), (ps, p) -> {
+                        for (int k = 0; k < ROWS_PER_INSERT; k++) {
+                            ps.setBytes(p++, someIds.get(k));
+                            ps.setString(p++, vectors.get(k));
+                        }
+                        return p;
+                    });
+        }
+        for (; i < ids.size(); i++) {
+            add(sql, table, index, ids.get(i), termsByWeight.get(i));
+        }
+    }
+
     /** The tsvector literal of a document's terms: each lexeme once, with its positions and their labels. */
     static String vector(List<String> termsByWeight) {
         Map<String, StringBuilder> positions = new LinkedHashMap<>();
