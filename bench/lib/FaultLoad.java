@@ -10,7 +10,7 @@
 //   first failed attempt (503, a timeout) to the next success; a node that refuses connections
 //   (killed) is skipped at once and counted apart.
 // - Stream clients: CLIENTS SSE streams (GET /faults/docs/_streams, Accept: text/event-stream),
-//   client c on node c mod N. Each records the k of every insert event and its token (the SSE
+//   client c on node c mod N, each a virtual thread reading a plain socket (see Client). Each records the k of every insert event and its token (the SSE
 //   id). When its stream ends or fails it reconnects to the next node with Last-Event-ID set to
 //   the last token it received, and again to the next until one answers 200; the reconnect time
 //   is from the failure to that 200.
@@ -23,8 +23,10 @@
 // client gaps (an acknowledged k not received) and duplicates (an event, by its token, received
 // twice), the order of
 // tokens, the writer's outages and the clients' reconnect times.
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +48,9 @@ import java.util.regex.Pattern;
 
 public class FaultLoad {
     static final Pattern K = Pattern.compile("\"fullDocument\":\\{[^}]*\"k\":(\\d+)");
+    static final Pattern CLOSE_CODE = Pattern.compile("\"code\":\\s*(\\d+)");
+    /** Streams the server ended with an SSE close event, by its code (1013 slow, 1011 replay failed...). */
+    static final java.util.Map<String, Long> ENDED_BY_SERVER = new ConcurrentHashMap<>();
     static String[] nodes;
     static String auth;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -91,7 +96,7 @@ public class FaultLoad {
         for (Client c : all) {
             long g = 0;
             for (long k : writer.acked) {
-                if (!c.seen.contains(k)) {
+                if (!c.saw(k)) {
                     g++;
                 }
             }
@@ -108,8 +113,9 @@ public class FaultLoad {
         System.out.printf("writer outages (first failed attempt to the next acknowledged write): %s ms%n", writer.outages);
         System.out.printf("stream clients %d: gaps %d (clients with a gap %d), duplicates %d, tokens out of order %d%n",
                 all.size(), gaps, clientsWithGaps, dups, unordered);
-        System.out.printf("reconnects %d: p50 %s ms, p99 %s ms, max %s ms%n", reconnects.size(),
-                pct(reconnects, 50), pct(reconnects, 99), reconnects.isEmpty() ? "-" : reconnects.getLast());
+        System.out.printf("reconnects %d: p50 %s ms, p99 %s ms, max %s ms; streams ended by the server (close event, by code): %s%n",
+                reconnects.size(), pct(reconnects, 50), pct(reconnects, 99), reconnects.isEmpty() ? "-" : reconnects.getLast(),
+                ENDED_BY_SERVER);
         System.out.printf("outdated reads %d, not 200 %d%n", reader.reads.get(), reader.failures.get());
         System.exit(0);
     }
@@ -226,40 +232,58 @@ public class FaultLoad {
         }
     }
 
+    /**
+     * One SSE stream client on a virtual thread, on a plain socket (java.net.http costs several
+     * times Weft's CPU per event at thousands of streams): the request by hand, the chunked body
+     * undone by {@link Chunked}, lines read as bytes. Tokens are 16 hex digits, so what it has
+     * seen is kept in bit sets (event seqs and k), a few hundred bytes per client.
+     */
     static final class Client {
-        final Set<Long> seen = ConcurrentHashMap.newKeySet();
-        final Set<String> tokens = ConcurrentHashMap.newKeySet();
+        final BitSet seen = new BitSet();
+        final BitSet tokens = new BitSet();
         final AtomicLong duplicates = new AtomicLong();
         final AtomicLong unordered = new AtomicLong();
         final List<Long> reconnectMs = new ArrayList<>();
         volatile boolean connected;
         volatile long highest;
         String token;
+        long lastSeq = -1;
         int node;
 
         Client(int node) {
             this.node = node;
         }
 
+        synchronized boolean saw(long k) {
+            return seen.get((int) k);
+        }
+
         void run() {
             long failedAt = 0;
             while (!stopping.get()) {
-                HttpRequest.Builder b = request(nodes[node] + "/faults/docs/_streams").timeout(Duration.ofDays(1))
-                        .header("Accept", "text/event-stream");
-                if (token != null) {
-                    b.header("Last-Event-ID", token);
-                }
-                try {
-                    HttpResponse<java.io.InputStream> r = HTTP.send(b.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-                    if (r.statusCode() == 200) {
+                URI uri = URI.create(nodes[node]);
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2000);
+                    socket.setSoTimeout(30_000); // heartbeats come every stream-heartbeat-ms
+                    OutputStream out = socket.getOutputStream();
+                    out.write(("GET /faults/docs/_streams HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                            + "\r\nAccept: text/event-stream\r\n" + (auth == null ? "" : "Authorization: " + auth + "\r\n")
+                            + (token == null ? "" : "Last-Event-ID: " + token + "\r\n") + "\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                    InputStream in = new Buffered(socket.getInputStream());
+                    String status = line(in);
+                    boolean chunked = false;
+                    for (String h = line(in); h != null && !h.isEmpty(); h = line(in)) {
+                        chunked |= h.toLowerCase().startsWith("transfer-encoding:") && h.toLowerCase().contains("chunked");
+                    }
+                    if (status != null && status.startsWith("HTTP/1.1 200")) {
                         connected = true;
                         if (failedAt != 0) {
                             reconnectMs.add(System.currentTimeMillis() - failedAt);
                         }
                         failedAt = 0;
-                        read(r.body());
-                    } else {
-                        r.body().close();
+                        read(chunked ? new Chunked(in) : in);
                     }
                 } catch (Exception e) {
                     // the node is down or went away: the next one
@@ -279,31 +303,117 @@ public class FaultLoad {
             }
         }
 
-        void read(java.io.InputStream body) throws Exception {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-                String line;
-                String id = null;
-                while ((line = in.readLine()) != null && !stopping.get()) {
-                    if (line.startsWith("id:")) {
-                        id = line.substring(3).trim();
-                    } else if (line.startsWith("data:")) {
-                        Matcher m = K.matcher(line);
+        /** SSE: an event's fields up to a blank line; a {@code close} event (no id) is the server ending the stream. */
+        void read(InputStream body) throws Exception {
+            String line;
+            String id = null;
+            boolean close = false;
+            while ((line = line(body)) != null && !stopping.get()) {
+                if (line.isEmpty()) {
+                    id = null;
+                    close = false;
+                } else if (line.startsWith("event:")) {
+                    close = line.substring(6).trim().equals("close");
+                } else if (line.startsWith("id:")) {
+                    id = line.substring(3).trim();
+                } else if (close && line.startsWith("data:")) {
+                    Matcher code = CLOSE_CODE.matcher(line);
+                    ENDED_BY_SERVER.merge(code.find() ? code.group(1) : "?", 1L, Long::sum);
+                } else if (line.startsWith("data:")) {
+                    Matcher m = K.matcher(line);
+                    synchronized (this) {
                         if (id != null) {
-                            if (!tokens.add(id)) {
+                            long seq = Long.parseUnsignedLong(id, 16);
+                            if (tokens.get((int) seq)) {
                                 duplicates.incrementAndGet();
-                            } else if (token != null && id.compareTo(token) < 0) {
+                            } else if (seq < lastSeq) {
                                 unordered.incrementAndGet();
                             }
+                            tokens.set((int) seq);
+                            lastSeq = seq;
                             token = id;
                         }
                         if (m.find()) {
                             long k = Long.parseLong(m.group(1));
-                            seen.add(k);
+                            seen.set((int) k);
                             highest = Math.max(highest, k);
                         }
                     }
                 }
             }
+        }
+    }
+
+    /** A line of ASCII/UTF-8 bytes without its CR LF, or null at the end of the stream. */
+    static String line(InputStream in) throws java.io.IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(128);
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (c != '\r') {
+                b.write(c);
+            }
+        }
+        return c < 0 && b.size() == 0 ? null : b.toString(StandardCharsets.UTF_8);
+    }
+
+    /** A buffered stream without the lock of BufferedInputStream's read() (read a byte at a time here). */
+    static final class Buffered extends InputStream {
+        final InputStream in;
+        final byte[] buf = new byte[8192];
+        int pos, lim;
+
+        Buffered(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws java.io.IOException {
+            if (pos == lim) {
+                lim = in.read(buf, 0, buf.length);
+                pos = 0;
+                if (lim <= 0) {
+                    lim = 0;
+                    return -1;
+                }
+            }
+            return buf[pos++] & 0xff;
+        }
+    }
+
+    /** The body of a chunked HTTP/1.1 response (Weft's SSE answers). */
+    static final class Chunked extends InputStream {
+        final InputStream in;
+        long left;
+        boolean end;
+
+        Chunked(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws java.io.IOException {
+            while (left == 0) {
+                if (end) {
+                    return -1;
+                }
+                String size = line(in);
+                if (size == null) {
+                    return -1;
+                }
+                if (size.isEmpty()) {
+                    continue; // the CR LF after a chunk's data
+                }
+                int semi = size.indexOf(';');
+                left = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                if (left == 0) {
+                    end = true;
+                }
+            }
+            int c = in.read();
+            if (c >= 0) {
+                left--;
+            }
+            return c;
         }
     }
 }

@@ -12,11 +12,14 @@
 //         has EXPECTED messages or was closed, or at DEADLINE_S seconds after ready, writes the
 //         histograms ("bucket count" lines from sentAt, "c bucket count" lines from wallTime, then
 //         "# received N first_us F last_us L ...", with the process's CPU: cpu_ms over its life,
-//         run_user_ticks and run_sys_ticks since ready) and prints "done ...".
-//   write URL RATE DURATION_S
-//         after a few GETs of URL that warm this JVM's HTTP client, POSTs
-//         {"sentAt": <epoch us>, "i": k} to URL RATE times a second for DURATION_S seconds, on a
-//         fixed schedule; prints "wrote N errors E first_us F".
+//         run_user_ticks and run_sys_ticks since ready, then per document "e i count min max
+//         commit_min": its receipts, least and greatest latency from sentAt, least from the
+//         commit, in us) and prints "done ...".
+//   write URL[,URL...] RATE DURATION_S
+//         after a few GETs of each URL that warm this JVM's HTTP client, POSTs
+//         {"sentAt": <epoch us>, "i": k} RATE times a second for DURATION_S seconds, on a fixed
+//         schedule, write k to URL number k mod the count (round robin over the nodes of
+//         bench streams --nodes); prints "wrote N errors E first_us F".
 //
 // Environment: WEFT_AUTH, the Authorization header value for every request and upgrade.
 //
@@ -97,7 +100,8 @@ public class StreamLoad {
         switch (args[0]) {
             case "ws" -> subscribers(URI.create(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]), Path.of(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
-            case "write" -> writer(URI.create(args[1]), Double.parseDouble(args[2]), Integer.parseInt(args[3]));
+            case "write" -> writer(Arrays.stream(args[1].split(",")).map(URI::create).toList(),
+                    Double.parseDouble(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("mode ws or write");
         }
         System.exit(0);
@@ -456,9 +460,10 @@ public class StreamLoad {
             if (sent < 0) return;
             long lat = Math.max(0, now - sent);
             long wall = number(b, from, to, WALL_TIME);
-            if (BY_EVENT != null) byEvent(b, from, to, lat);
+            long fromCommit = wall < 0 ? -1 : Math.max(0, now - wall * 1000);
+            byEvent(b, from, to, lat, fromCommit);
             HIST.incrementAndGet((int) Math.min(BUCKETS - 1, lat / BUCKET_US));
-            if (wall >= 0) COMMIT_HIST.incrementAndGet((int) Math.min(BUCKETS - 1, Math.max(0, now - wall * 1000) / BUCKET_US));
+            if (fromCommit >= 0) COMMIT_HIST.incrementAndGet((int) Math.min(BUCKETS - 1, fromCommit / BUCKET_US));
             RECEIVED.incrementAndGet();
             FIRST.accumulateAndGet(now, Math::min);
             LAST.accumulateAndGet(now, Math::max);
@@ -514,20 +519,22 @@ public class StreamLoad {
         return -1;
     }
 
-    // Diagnostics, with STREAMLOAD_EVENTS=FILE: per written document (its "i"), how many
-    // receipts, the least and the greatest latency (us), written to FILE as "i count min max".
-    static final String EVENTS_FILE = System.getenv("STREAMLOAD_EVENTS");
-    static final long[][] BY_EVENT = EVENTS_FILE == null ? null : new long[100_000][];
+    // Per written document (its "i"): how many receipts, the least and the greatest latency from
+    // sentAt and the least from the commit (us), written after the histograms as
+    // "e i count min max commit_min": the first receipt tells the time for the event to reach
+    // the node and its first socket, the spread the fan-out's time.
+    static final long[][] BY_EVENT = new long[100_000][];
     static final byte[] I = "\"i\":".getBytes(StandardCharsets.US_ASCII);
 
-    static synchronized void byEvent(byte[] b, int from, int to, long lat) {
+    static synchronized void byEvent(byte[] b, int from, int to, long lat, long fromCommit) {
         long i = number(b, from, to, I);
         if (i < 0 || i >= BY_EVENT.length) return;
         long[] e = BY_EVENT[(int) i];
-        if (e == null) BY_EVENT[(int) i] = e = new long[] {0, Long.MAX_VALUE, 0};
+        if (e == null) BY_EVENT[(int) i] = e = new long[] {0, Long.MAX_VALUE, 0, Long.MAX_VALUE};
         e[0]++;
         e[1] = Math.min(e[1], lat);
         e[2] = Math.max(e[2], lat);
+        if (fromCommit >= 0) e[3] = Math.min(e[3], fromCommit);
     }
 
     /** A masked client control frame (pong or close) with the given payload. */
@@ -591,15 +598,14 @@ public class StreamLoad {
                 .append(ProcessHandle.current().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L));
         long[] cpu1 = cpuTicks();
         sb.append(" run_user_ticks ").append(cpu1[0] - cpu0[0]).append(" run_sys_ticks ").append(cpu1[1] - cpu0[1]).append('\n');
-        Files.writeString(out, sb);
-        if (BY_EVENT != null) {
-            StringBuilder ev = new StringBuilder();
-            for (int i = 0; i < BY_EVENT.length; i++) {
-                long[] e = BY_EVENT[i];
-                if (e != null) ev.append(i).append(' ').append(e[0]).append(' ').append(e[1]).append(' ').append(e[2]).append('\n');
+        for (int i = 0; i < BY_EVENT.length; i++) {
+            long[] e = BY_EVENT[i];
+            if (e != null) {
+                sb.append("e ").append(i).append(' ').append(e[0]).append(' ').append(e[1]).append(' ').append(e[2])
+                        .append(' ').append(e[3] == Long.MAX_VALUE ? -1 : e[3]).append('\n');
             }
-            Files.writeString(Path.of(EVENTS_FILE + "." + ProcessHandle.current().pid()), ev);
         }
+        Files.writeString(out, sb);
         System.out.println("done received=" + RECEIVED.get() + " closed=" + CLOSED.get() + " complete=" + all);
     }
 
@@ -610,14 +616,16 @@ public class StreamLoad {
         return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15
     }
 
-    static void writer(URI uri, double rate, int durationS) throws Exception {
+    static void writer(List<URI> uris, double rate, int durationS) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        // Warm this JVM's HTTP client (class loading, the connection) with a few reads first:
+        // Warm this JVM's HTTP client (class loading, the connections) with a few reads first:
         // its first request costs a cold JVM some 100 ms, which is the writer's, not Weft's.
-        for (int k = 0; k < 5; k++) {
-            var warm = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
-            if (!AUTH.isEmpty()) warm.header("Authorization", AUTH);
-            http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
+        for (URI uri : uris) {
+            for (int k = 0; k < 5; k++) {
+                var warm = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+                if (!AUTH.isEmpty()) warm.header("Authorization", AUTH);
+                http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
+            }
         }
         long total = Math.round(rate * durationS);
         long periodNanos = (long) (1e9 / rate);
@@ -630,7 +638,7 @@ public class StreamLoad {
             if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait);
             long sent = nowMicros();
             if (k == 0) first = sent;
-            var b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+            var b = HttpRequest.newBuilder(uris.get((int) (k % uris.size()))).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"sentAt\":" + sent + ",\"i\":" + k + "}"));
             if (!AUTH.isEmpty()) b.header("Authorization", AUTH);

@@ -336,3 +336,31 @@ print_machine() {
   echo "weft: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO_ROOT" diff --quiet 2>/dev/null || echo ' (dirty)') $(git -C "$REPO_ROOT" rev-parse --abbrev-ref HEAD 2>/dev/null)"
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: figures are comparable only within one run)"
 }
+
+# pg_cpu_ticks: CPU clock ticks (user + system) used so far by the primary started by start_pg:
+# its postmaster, the children it has reaped (cutime, cstime: backends that exited) and those
+# alive (backends, WAL writer, checkpointer...). A difference of two readings is PostgreSQL's CPU
+# over that time.
+pg_cpu_ticks() {
+  local pm; pm=$(head -n 1 "${PG_DIRS[0]}/data/postmaster.pid")
+  python3 - "$pm" <<'PY'
+import os, sys
+pm = sys.argv[1]
+def stat(pid):
+    s = open(f"/proc/{pid}/stat").read()
+    return s[s.rindex(")") + 2:].split()
+total = 0
+f = stat(pm)
+total += sum(int(x) for x in f[11:15])  # utime stime cutime cstime
+for pid in os.listdir("/proc"):
+    if not pid.isdigit() or pid == pm:
+        continue
+    try:
+        f = stat(pid)
+    except OSError:
+        continue
+    if f[1] == pm:
+        total += int(f[11]) + int(f[12])
+print(total)
+PY
+}

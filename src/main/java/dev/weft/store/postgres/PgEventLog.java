@@ -49,7 +49,10 @@ import org.slf4j.LoggerFactory;
  * against 1,000 commits/s), see docs/decisions/0003-postgresql-change-events.md.
  *
  * <p>Delivery: each node runs one reader thread that reads the rows after the last seq it
- * published and hands them to the {@link CommitListener}s, in seq order. It is woken at once by a
+ * published and hands them to the {@link CommitListener}s, in seq order. It reads on a connection
+ * of its own, outside the pool: when requests hold every pooled connection (a thousand streams
+ * resuming at once after a node died, writes waiting on a row lock), live events still reach
+ * every open stream. It is woken at once by a
  * commit on this node ({@link #wake}) or a commit notification from another node, and reads at
  * least every {@code stream-poll-ms} regardless. So every node publishes the same events, in the
  * same order, under the same seqs, and a resume token (a seq) means the same on every node.
@@ -78,7 +81,13 @@ final class PgEventLog implements EventLog {
             + " SELECT count(*) FROM done";
     private static final String DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
+    /** Opens the reader's own connection (outside the pool; the same bounds). */
+    interface Opener {
+        Connection open() throws SQLException;
+    }
+
     private final DataSource pool;
+    private final Opener readerConnection;
     private final Json json;
     private final long keepCount;
     private final long keepMs;
@@ -90,8 +99,9 @@ final class PgEventLog implements EventLog {
     private volatile boolean closed;
     private Thread reader;
 
-    PgEventLog(DataSource pool, Json json, long keepCount, long keepMs, long pollMs) {
+    PgEventLog(DataSource pool, Opener readerConnection, Json json, long keepCount, long keepMs, long pollMs) {
         this.pool = pool;
+        this.readerConnection = readerConnection;
         this.json = json;
         this.keepCount = keepCount;
         this.keepMs = keepMs;
@@ -246,6 +256,7 @@ final class PgEventLog implements EventLog {
 
     private void readLoop() {
         long nextPrune = 0;
+        SqlConnection sql = null; // the reader's own connection, opened again after a failure
         while (!closed) {
             try {
                 wakes.tryAcquire(pollMs, TimeUnit.MILLISECONDS);
@@ -253,7 +264,10 @@ final class PgEventLog implements EventLog {
             } catch (InterruptedException e) {
                 continue; // closed is checked above
             }
-            try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
+            try {
+                if (sql == null) {
+                    sql = new SqlConnection(readerConnection.open());
+                }
                 Connection c = sql.connection();
                 sequence(c);
                 publishNew(sql);
@@ -263,6 +277,10 @@ final class PgEventLog implements EventLog {
                     prune(c);
                 }
             } catch (SQLException | RuntimeException e) {
+                if (sql != null) {
+                    sql.close();
+                    sql = null;
+                }
                 if (closed) {
                     return;
                 }
@@ -273,6 +291,9 @@ final class PgEventLog implements EventLog {
                     // closed is checked above
                 }
             }
+        }
+        if (sql != null) {
+            sql.close();
         }
     }
 

@@ -1,11 +1,15 @@
 package dev.weft.store.postgres;
 
 import dev.weft.store.sql.SqlConnection;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A write transaction's connection that holds back the statements whose answer nobody waits for
@@ -26,6 +30,16 @@ import java.util.List;
  * ({@link #prepare} sends them first), so the order of statements is the engine's; a rollback
  * drops them unsent. With {@code holding} false (several ops with a savepoint each, whose errors
  * must surface op by op) every statement runs at once.
+ *
+ * <p>Assumed documents: given the node's {@link KnownDocuments}, a replace, update or delete
+ * takes the bytes this node last saw stored for its document instead of reading it, and holds
+ * back, as the first statement of its burst, a check that locks the row and fails the
+ * transaction ({@link PgWrites#EXPECTED}, "version") unless those are the stored bytes: its
+ * whole transaction is then one round trip. The entry is taken out when used (the write puts
+ * the new bytes back after its commit), so a stale guess is paid for once.
+ *
+ * <p>Several documents: {@link #lockAll} reads and locks the documents an op (or a batch of
+ * ops) will load in one statement; each load then takes its document from there, once.
  */
 final class PgPipeline extends SqlConnection {
     /** Binds a statement's parameters from {@code first}; returns the next free parameter. */
@@ -35,12 +49,70 @@ final class PgPipeline extends SqlConnection {
 
     private record Held(String sql, Binder binder) {}
 
+    private record Locked(String table, ByteBuffer id) {}
+
     private final List<Held> held = new ArrayList<>();
     private final boolean holding;
+    private final KnownDocuments known;
+    private boolean assumed;
+    /** Documents read under their row lock by {@link #lockAll}, each given to one load. */
+    private final Map<Locked, byte[]> locked = new HashMap<>();
 
     PgPipeline(Connection connection, boolean holding) {
+        this(connection, holding, null);
+    }
+
+    /** {@code known}: the documents a write may assume (null: it reads each one). */
+    PgPipeline(Connection connection, boolean holding, KnownDocuments known) {
         super(connection);
         this.holding = holding;
+        this.known = known;
+    }
+
+    /** One statement reads and locks the documents (in key order, as every such read does) for the loads that follow. */
+    @Override
+    public void lockAll(String table, List<byte[]> ids) throws SQLException {
+        PreparedStatement ps = prepare("SELECT id, body FROM " + table + " WHERE id = ANY(?) ORDER BY id FOR UPDATE");
+        ps.setArray(1, PostgresDialect.array(ps, ids));
+        for (byte[] id : ids) {
+            locked.put(new Locked(table, ByteBuffer.wrap(id)), ABSENT);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                locked.put(new Locked(table, ByteBuffer.wrap(rs.getBytes(1))), rs.getBytes(2));
+            }
+        }
+    }
+
+    /** Drops what {@link #lockAll} read and no load took (after an op in a savepoint, which may have been undone). */
+    void forgetLocked() {
+        locked.clear();
+    }
+
+    @Override
+    public byte[] assumedBody(String table, byte[] id) throws SQLException {
+        byte[] read = locked.remove(new Locked(table, ByteBuffer.wrap(id)));
+        if (read != null) {
+            return read;
+        }
+        byte[] body = known == null || !holding ? null : known.get(table, id);
+        if (body == null) {
+            return null;
+        }
+        known.forget(table, id);
+        send("SELECT " + PgWrites.EXPECT + "(count(*), 1, 'version') FROM (SELECT 1 FROM " + table
+                + " WHERE id = ? AND body = ? FOR UPDATE) AS locked", (ps, i) -> {
+                    ps.setBytes(i, id);
+                    ps.setBytes(i + 1, body);
+                    return i + 2;
+                });
+        assumed = true;
+        return body;
+    }
+
+    /** Whether this write assumed a document's bytes instead of reading them. */
+    boolean assumed() {
+        return assumed;
     }
 
     /** Runs a statement whose answer is not needed: held back in a pipeline that holds, else at once. */
@@ -82,6 +154,7 @@ final class PgPipeline extends SqlConnection {
     /** Drops what is held, and rolls the transaction back. */
     void rollback() throws SQLException {
         held.clear();
+        locked.clear();
         connection().rollback();
     }
 

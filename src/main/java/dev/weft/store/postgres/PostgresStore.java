@@ -6,6 +6,7 @@ import dev.weft.core.Json;
 import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
 import dev.weft.query.Filter;
+import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
@@ -20,6 +21,7 @@ import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
 import dev.weft.store.sql.ParallelScans;
 import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
 import java.sql.Connection;
@@ -73,10 +75,11 @@ public final class PostgresStore extends SqlStore {
     private final WriteNotifier notifier;
     private final ParallelScans parallelScans;
     private final PgTransactions txns;
+    private final KnownDocuments known;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
-                settings.trigramProbeCap()));
+                settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
         this.settings = settings;
         PgUrl url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);
@@ -97,12 +100,14 @@ public final class PostgresStore extends SqlStore {
         this.replicas = new Replicas(settings);
         this.catalog = new PgCatalog(pool, url, settings, json, channel, this::bump, this::bumpChanged, () -> events().wake());
         this.reads = new PgReads(pool, replicas, catalog, engine.dialect(), settings.pgStatementTimeoutMs());
-        events = new PgEventLog(pool, json, settings.streamRetentionEvents(), settings.streamRetentionMs(), settings.streamPollMs());
+        events = new PgEventLog(pool, () -> PgConnections.connect(url, settings), json, settings.streamRetentionEvents(),
+                settings.streamRetentionMs(), settings.streamPollMs());
         // every node's reader sees every write's events: the invalidation that cannot be lost
         events.addCommitListener((top, written) -> written.forEach(e -> bump(e.ns())));
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
-        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump);
+        this.known = new KnownDocuments(settings.pgKnownDocumentsBytes());
+        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known);
         this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
@@ -211,7 +216,14 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
-        return reads.read(mode, false, () -> true, sql -> engine.get(sql, coll(ns), id));
+        return reads.read(mode, false, () -> true, sql -> {
+            Catalog.Coll coll = coll(ns);
+            Optional<StoredDocument> doc = engine.get(sql, coll, id);
+            if (mode == ReadMode.SINGLE) { // a replica's bytes may be older than what this node knows
+                known.put(coll.table(), AbstractDocumentWrites.key(id), doc.map(StoredDocument::json).orElse(null));
+            }
+            return doc;
+        });
     }
 
     /** Every chunk in one snapshot on one connection, handed out as it is read. */

@@ -53,15 +53,27 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         });
     }
 
-    /** With several writers the row is locked, so If-Match and read-modify-write cannot lose an update. */
+    /**
+     * With several writers the row is locked, so If-Match and read-modify-write cannot lose an
+     * update; or the connection assumes the stored bytes and checks them under the same lock.
+     */
     @Override
     protected ObjectNode load(SqlConnection sql, Catalog.Coll coll, byte[] id) throws SQLException {
+        byte[] assumed = sql.assumedBody(coll.table(), id);
+        if (assumed != null) {
+            return assumed == SqlConnection.ABSENT ? null : json.parseObject(assumed, "stored document");
+        }
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?"
                 + (dialect.severalWriters() ? " FOR UPDATE" : ""));
         ps.setBytes(1, id);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
         }
+    }
+
+    @Override
+    protected void lockAll(SqlConnection sql, Catalog.Coll coll, List<byte[]> ids) throws SQLException {
+        sql.lockAll(coll.table(), ids);
     }
 
     @Override

@@ -1,0 +1,101 @@
+package dev.weft.store.postgres;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The stored bytes of documents this node wrote or read last, by table and encoded {@code _id},
+ * up to a bound in bytes (least recently used first out): what a replace, an update or a delete
+ * may assume is stored, to send its whole transaction in one round trip instead of reading the
+ * locked document first ({@link PgPipeline#assumedBody}). An entry is only a guess: the write's
+ * first statement locks the row and fails the transaction unless the stored bytes are these
+ * ({@link PgWrites#EXPECT}, "version"), and the write is then run again reading the document.
+ * So an entry made stale by another node or another connection costs one round trip, never a
+ * wrong answer.
+ */
+final class KnownDocuments {
+    private static final int STRIPES = 16;
+
+    private record Key(String table, byte[] id) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && table.equals(k.table) && Arrays.equals(id, k.id);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * table.hashCode() + Arrays.hashCode(id);
+        }
+    }
+
+    private final Stripe[] stripes = new Stripe[STRIPES];
+    private final long maxDocumentBytes;
+
+    /** {@code maxBytes} of bodies in all, none larger than a sixteenth of a stripe; 0 keeps nothing. */
+    KnownDocuments(long maxBytes) {
+        long perStripe = maxBytes / STRIPES;
+        this.maxDocumentBytes = perStripe / 16;
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Stripe(perStripe);
+        }
+    }
+
+    /** The bytes last seen stored for this document, or null. */
+    byte[] get(String table, byte[] id) {
+        Key key = new Key(table, id);
+        return stripe(key).get(key);
+    }
+
+    /** Remembers {@code body} as stored now (null: the document is gone, or unknown). */
+    void put(String table, byte[] id, byte[] body) {
+        Key key = new Key(table, id);
+        Stripe stripe = stripe(key);
+        if (body == null || body.length > maxDocumentBytes) {
+            stripe.remove(key);
+        } else {
+            stripe.put(key, body);
+        }
+    }
+
+    void forget(String table, byte[] id) {
+        put(table, id, null);
+    }
+
+    private Stripe stripe(Key key) {
+        return stripes[Math.floorMod(key.hashCode(), STRIPES)];
+    }
+
+    /** One lock's share of the entries, in access order. */
+    private static final class Stripe {
+        private final long maxBytes;
+        private final LinkedHashMap<Key, byte[]> entries = new LinkedHashMap<>(64, 0.75f, true);
+        private long bytes;
+
+        Stripe(long maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        synchronized byte[] get(Key key) {
+            return entries.get(key);
+        }
+
+        synchronized void put(Key key, byte[] body) {
+            byte[] old = entries.put(key, body);
+            bytes += body.length + key.id().length - (old == null ? 0 : old.length + key.id().length);
+            var it = entries.entrySet().iterator();
+            while (bytes > maxBytes && it.hasNext()) {
+                Map.Entry<Key, byte[]> eldest = it.next();
+                bytes -= eldest.getValue().length + eldest.getKey().id().length;
+                it.remove();
+            }
+        }
+
+        synchronized void remove(Key key) {
+            byte[] old = entries.remove(key);
+            if (old != null) {
+                bytes -= old.length + key.id().length;
+            }
+        }
+    }
+}
