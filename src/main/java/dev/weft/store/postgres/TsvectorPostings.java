@@ -47,6 +47,8 @@ final class TsvectorPostings implements TextPostings {
     private static final int MAX_POSITION = 16383;
     /** Documents of a term counted for its document frequency; a commoner term counts as this common. */
     static final int DF_CAP = 10_000;
+    /** Documents of the index counted when PostgreSQL's estimate is lower (a bound on the count's time). */
+    private static final int COUNTED_DOCUMENTS = 100_000;
     private static final String LABELS = "ABCD";
 
     private final PostgresDialect dialect;
@@ -196,18 +198,26 @@ final class TsvectorPostings implements TextPostings {
         return out.append("}'::float4[]").toString();
     }
 
-    /** The documents of the index: PostgreSQL's estimate for a large table, counted for a small one. */
+    /**
+     * The documents of the index: PostgreSQL's estimate once it passes {@link #COUNTED_DOCUMENTS}
+     * (a table not analyzed yet estimates nothing), else counted up to that many.
+     */
     private static double documents(SqlConnection sql, String table) throws SQLException {
-        PreparedStatement estimate = sql.prepare("SELECT reltuples FROM pg_class WHERE oid = ?::regclass");
-        estimate.setString(1, table);
-        try (ResultSet rs = estimate.executeQuery()) {
-            if (rs.next() && rs.getDouble(1) >= DF_CAP) {
-                return rs.getDouble(1);
+        double estimate = 0;
+        PreparedStatement ps = sql.prepare("SELECT reltuples FROM pg_class WHERE oid = ?::regclass");
+        ps.setString(1, table);
+        try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                estimate = rs.getDouble(1);
             }
         }
-        try (ResultSet rs = sql.prepare("SELECT count(*) FROM " + table).executeQuery()) {
+        if (estimate >= COUNTED_DOCUMENTS) {
+            return estimate;
+        }
+        try (ResultSet rs = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " LIMIT " + COUNTED_DOCUMENTS + ") s")
+                .executeQuery()) {
             rs.next();
-            return rs.getLong(1);
+            return Math.max(estimate, rs.getLong(1));
         }
     }
 
