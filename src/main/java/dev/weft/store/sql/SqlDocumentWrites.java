@@ -98,9 +98,11 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         for (Catalog.Index index : coll.indexes()) {
             TextPostings postings = postings(index);
             if (postings != null) {
-                for (int i = 0; i < ids.size(); i++) {
-                    postings.add(sql, index.table(), index.spec().text(), ids.get(i), index.spec().text().termsByWeight(docs.get(i)));
+                List<List<String>> terms = new ArrayList<>(docs.size());
+                for (ObjectNode doc : docs) {
+                    terms.add(index.spec().text().termsByWeight(doc));
                 }
+                postings.addAll(sql, index.table(), index.spec().text(), ids, terms);
                 continue;
             }
             List<byte[]> keys = new ArrayList<>();
