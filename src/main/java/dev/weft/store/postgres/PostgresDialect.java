@@ -82,10 +82,17 @@ final class PostgresDialect implements Dialect {
         return FETCH_ROWS;
     }
 
-    /** A negative prepare threshold is the driver's way to force binary results for the statement. */
+    /**
+     * A negative prepare threshold is the driver's way to force binary results for the statement.
+     * Not in a write ({@link PgPipeline}): forcing costs a Describe round trip on a statement's
+     * first run on a connection, and a write's search reads few rows, often once
+     * (PgRoundTripsTest counts its round trips).
+     */
     @Override
-    public void binaryRows(PreparedStatement ps) throws SQLException {
-        ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(-1);
+    public void binaryRows(SqlConnection sql, PreparedStatement ps) throws SQLException {
+        if (!(sql instanceof PgPipeline)) {
+            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(-1);
+        }
     }
 
     /**

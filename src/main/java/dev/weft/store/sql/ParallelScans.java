@@ -353,7 +353,7 @@ public final class ParallelScans {
             if (dialect.fetchRows() > 0) {
                 ps.setFetchSize(dialect.fetchRows());
             }
-            dialect.binaryRows(ps);
+            dialect.binaryRows(sql, ps);
             int p = 1;
             if (low != null) {
                 ps.setBytes(p++, low);
