@@ -8,6 +8,7 @@ import dev.weft.query.Sort;
 import dev.weft.query.Values;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +101,7 @@ final class BlockingStages {
         }
 
         private final class Groups implements Partial {
-            final TreeMap<JsonNode, Entry> groups = new TreeMap<>(Values::compare);
+            final HashMap<GroupKey, Entry> groups = new HashMap<>();
             private final Run run;
             private final MemoryBudget budget;
 
@@ -114,10 +115,11 @@ final class BlockingStages {
                 run.tick();
                 Scope scope = run.scope(doc);
                 JsonNode key = AggValues.orNull(id.eval(scope));
-                Entry entry = groups.get(key);
+                GroupKey hashed = new GroupKey(key);
+                Entry entry = groups.get(hashed);
                 if (entry == null) {
                     entry = new Entry(key, at, started(fields));
-                    groups.put(key, entry);
+                    groups.put(hashed, entry);
                     budget.charge(MemoryBudget.size(key) + 64L + 48L * entry.accs.length);
                 } else if (entry.after(at)) {
                     entry.key = key;
@@ -127,10 +129,11 @@ final class BlockingStages {
             }
 
             void merge(Groups other) {
-                for (Entry e : other.groups.values()) {
-                    Entry mine = groups.get(e.key);
+                for (Map.Entry<GroupKey, Entry> kv : other.groups.entrySet()) {
+                    Entry e = kv.getValue();
+                    Entry mine = groups.get(kv.getKey());
                     if (mine == null) {
-                        groups.put(e.key, e);
+                        groups.put(kv.getKey(), e);
                         continue;
                     }
                     if (mine.after(e.at)) {
@@ -155,7 +158,10 @@ final class BlockingStages {
             for (Partial p : partials.subList(1, partials.size())) {
                 all.merge((Groups) p);
             }
-            for (Entry g : all.groups.values()) {
+            // in key order, the order the groups always came out in
+            List<Entry> ordered = new ArrayList<>(all.groups.values());
+            ordered.sort((a, b) -> Values.compare(a.key, b.key));
+            for (Entry g : ordered) {
                 if (!next.accept(result(g.key, fields, g.accs))) {
                     break;
                 }

@@ -39,7 +39,9 @@ final class CollectionEndpoints {
             return;
         }
         long version = api.store().version(ns);
-        if (answerFromCache(ex)) {
+        // the key is made once, and not at all without a cache: it is as long as the query
+        Optional<String> cacheKey = api.cache().enabled() ? Optional.of(ReadParams.cacheKey(ex, ns)) : Optional.empty();
+        if (cacheKey.isPresent() && answerFromCache(ex, cacheKey.get(), version)) {
             return;
         }
         FindPlan plan = FindPlan.of(ex, api, ns);
@@ -54,7 +56,7 @@ final class CollectionEndpoints {
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         Optional<String> next = page(plan, out);
         byte[] body = out.toByteArray();
-        api.cache().put(params.cacheKey(), version, new ResultCache.Answer(body, Optional.empty(), next));
+        cacheKey.ifPresent(key -> api.cache().put(key, version, new ResultCache.Answer(body, Optional.empty(), next)));
         sendPage(ex, body, next);
     }
 
@@ -69,11 +71,18 @@ final class CollectionEndpoints {
 
     /** A page answered from the result cache; never for {@code count}, whose total is not cached. */
     boolean answerFromCache(Exchange ex) {
-        if (ex.hasParam("count") || ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
+        if (!api.cache().enabled() || ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
             return false;
         }
         Namespace ns = api.namespace(ex);
-        Optional<ResultCache.Answer> cached = api.cache().get(ReadParams.cacheKey(ex, ns), api.store().version(ns));
+        return answerFromCache(ex, ReadParams.cacheKey(ex, ns), api.store().version(ns));
+    }
+
+    private boolean answerFromCache(Exchange ex, String cacheKey, long version) {
+        if (ex.hasParam("count")) {
+            return false;
+        }
+        Optional<ResultCache.Answer> cached = api.cache().get(cacheKey, version);
         cached.ifPresent(answer -> sendPage(ex, answer.body(), answer.next()));
         return cached.isPresent();
     }

@@ -37,16 +37,17 @@ import tools.jackson.databind.node.ObjectNode;
  * included, for {@link ResultCache}. Only {@link FindPlan} runs a read with these.
  */
 record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, int pageSize,
-                  boolean count, Optional<String> hint, ReadMode readMode, String cacheKey,
-                  String fingerprint, Optional<SortPosition> after, StoreTextScore textScore) {
+                  boolean count, Optional<String> hint, ReadMode readMode, String fingerprint,
+                  Optional<SortPosition> after, StoreTextScore textScore) {
     /** The parameter that continues a keyset walk: the token of the page before ({@link CursorTokens}). */
     static final String AFTER = "after";
 
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
-        Filter filter = filter(ex, api, access);
+        List<JsonNode> specs = filterSpecs(ex, api); // parsed once: the filter and a positional projection read them
+        Filter filter = filter(ex, api, access, specs);
         StoreTextScore textScore = new StoreTextScore();
-        DocumentAccess.View view = view(ex, api, access, filter, textScore);
+        DocumentAccess.View view = view(ex, api, access, filter, specs, textScore);
         Sort sort = sort(ex, api, access);
         if (sort.byTextScore() && filter.textSearch().isEmpty()) {
             throw WeftException.badRequest(TextScores.NO_SCORE);
@@ -60,7 +61,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
         String fingerprint = fingerprint(ex, ns);
         Optional<SortPosition> after = ex.param(AFTER).map(token -> api.cursors().open(token, fingerprint));
         return new ReadParams(after.map(p -> continuing(filter, sort, p)).orElse(filter), view, sort, page, pageSize,
-                ex.hasParam("count"), hint, api.readMode(ex, ns), cacheKey(ex, ns), fingerprint, after, textScore);
+                ex.hasParam("count"), hint, api.readMode(ex, ns), fingerprint, after, textScore);
     }
 
     /**
@@ -100,7 +101,10 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
     static Filter filter(Exchange ex, Api api, DocumentAccess access) {
-        List<JsonNode> specs = filterSpecs(ex, api);
+        return filter(ex, api, access, filterSpecs(ex, api));
+    }
+
+    private static Filter filter(Exchange ex, Api api, DocumentAccess access, List<JsonNode> specs) {
         return WrittenFilter.of(TextQueries.bind(access.readFilter(specs, api.limits()), api, api.namespace(ex), access), specs);
     }
 
@@ -138,7 +142,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     /** How a document read by id is shown: its {@code keys} under {@code access} (no textScore: there is no $text). */
     static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access) {
-        return view(ex, api, access, Filter.all(), new StoreTextScore());
+        return view(ex, api, access, Filter.all(), filterSpecs(ex, api), new StoreTextScore());
     }
 
     /**
@@ -146,7 +150,8 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
      * {@code {"$meta":"textScore"}} field: the score the store ranked each document by, else
      * computed by the filter's {@code $text} (400 without one).
      */
-    static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access, Filter filter, StoreTextScore stored) {
+    private static DocumentAccess.View view(Exchange ex, Api api, DocumentAccess access, Filter filter,
+                                            List<JsonNode> filterSpecs, StoreTextScore stored) {
         Optional<ObjectNode> keys = keys(ex, api);
         Map<String, ToDoubleFunction<JsonNode>> computed = new LinkedHashMap<>();
         if (keys.isPresent()) {
@@ -160,7 +165,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
             }
             keys = rest.isEmpty() ? Optional.empty() : Optional.of(rest);
         }
-        return access.view(keys, filterSpecs(ex, api), api.json(), computed);
+        return access.view(keys, filterSpecs, api.json(), computed);
     }
 
     /** The {@code keys} parameters merged into one projection spec; empty when there are none. */

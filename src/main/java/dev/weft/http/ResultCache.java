@@ -45,6 +45,11 @@ final class ResultCache {
         };
     }
 
+    /** False when {@code result-cache-entries} is 0: nothing is ever cached, so no key need be made. */
+    boolean enabled() {
+        return maxEntries > 0;
+    }
+
     Optional<Answer> get(String key, long version) {
         if (maxEntries == 0) {
             return Optional.empty();

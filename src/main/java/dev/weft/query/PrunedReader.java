@@ -55,8 +55,8 @@ public final class PrunedReader {
         return (v - 0x0101010101010101L) & ~v & 0x8080808080808080L;
     }
 
-    /** A position in the bytes of one document. */
-    private static final class Cursor {
+    /** A position in the bytes of one document (also walked by {@link SortKeys}). */
+    static final class Cursor {
         final byte[] b;
         int at;
 
@@ -103,18 +103,66 @@ public final class PrunedReader {
             }
         }
 
+        /** Where the last {@link #fieldName} starts (after its opening quote). */
+        int nameStart;
+
+        /**
+         * At a field name (after blanks): moves past it and its ':'; returns the index of its
+         * closing quote ({@link #nameStart} is its first byte), {@code escaped[0]} set when a
+         * backslash is in it.
+         */
+        int fieldName(boolean[] escaped) {
+            blanks();
+            escaped[0] = false;
+            int end = stringEnd(escaped);
+            nameStart = at + 1;
+            at = end + 1;
+            next(); // ':'
+            return end;
+        }
+
+        /**
+         * From an opening quote: the index of the closing one, for a string skipped unread. Only
+         * quotes are searched for (one test per eight bytes, where {@link #stringEnd} makes two);
+         * a quote after an odd run of backslashes is escaped, part of the string.
+         */
+        int closingQuote() {
+            int i = at + 1;
+            while (true) {
+                while (i + 8 <= b.length) {
+                    long found = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
+                    if (found != 0) {
+                        i += Long.numberOfTrailingZeros(found) >>> 3;
+                        break;
+                    }
+                    i += 8;
+                }
+                while (b[i] != '"') {
+                    i++;
+                }
+                int backslashes = 0;
+                while (b[i - 1 - backslashes] == '\\') {
+                    backslashes++; // stops at the opening quote at the latest
+                }
+                if ((backslashes & 1) == 0) {
+                    return i;
+                }
+                i++;
+            }
+        }
+
         /** Moves past the value starting here (after blanks). */
         void skip() {
             blanks();
             byte x = b[at];
             if (x == '"') {
-                at = stringEnd(new boolean[1]) + 1;
+                at = closingQuote() + 1;
             } else if (x == '{' || x == '[') {
                 int depth = 0;
                 do {
                     x = b[at];
                     if (x == '"') {
-                        at = stringEnd(new boolean[1]);
+                        at = closingQuote();
                     } else if (x == '{' || x == '[') {
                         depth++;
                     } else if (x == '}' || x == ']') {
@@ -149,12 +197,8 @@ public final class PrunedReader {
             c.at--;
             boolean[] escaped = new boolean[1];
             while (true) {
-                c.blanks();
-                escaped[0] = false;
-                int end = c.stringEnd(escaped);
-                int from = c.at + 1;
-                c.at = end + 1;
-                c.next(); // ':'
+                int end = c.fieldName(escaped);
+                int from = c.nameStart;
                 if (escaped[0]) {
                     String name = name(c.b, from - 1, end + 1);
                     PathTrie child = node.child(name);

@@ -3,6 +3,7 @@ package dev.weft.query;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import dev.weft.core.WeftException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
@@ -17,11 +18,52 @@ import java.util.function.Predicate;
 final class Regexes {
     private Regexes() {}
 
+    private record Key(String pattern, String options) {}
+
+    /** A compiled pattern and the size of its program, which each caller checks against its own limit. */
+    private record Compiled(ValuePredicate.Regex regex, long program) {}
+
+    /**
+     * Patterns compiled before, so that a query asked again (a list page, a poll) is not measured,
+     * compiled and searched for its literals again: a {@link ValuePredicate.Regex} is immutable
+     * and safe to share. At most {@code regex-cache-entries}; past that it starts over. Only
+     * patterns of at most {@link #CACHED_PROGRAM} instructions are kept (nearly every pattern a
+     * client writes), so the cache holds at most entries × that many instructions.
+     */
+    private static final ConcurrentHashMap<Key, Compiled> COMPILED = new ConcurrentHashMap<>();
+    static final int CACHED_PROGRAM = 256;
+
     static ValuePredicate.Regex compile(String pattern, String options, QueryLimits limits, String path) {
         if (pattern.length() > limits.maxRegexLength()) {
             throw WeftException.badRequest("$regex at '" + path + "' is longer than " + limits.maxRegexLength()
                     + " characters (limit max-regex-length)");
         }
+        Key key = new Key(pattern, options);
+        Compiled known = COMPILED.get(key);
+        if (known != null) {
+            checkProgram(known.program(), limits, path);
+            return known.regex();
+        }
+        Compiled compiled = compileNew(pattern, options, limits, path);
+        if (limits.regexCacheEntries() > 0 && compiled.program() <= CACHED_PROGRAM) {
+            if (COMPILED.size() >= limits.regexCacheEntries()) {
+                COMPILED.clear();
+            }
+            COMPILED.put(key, compiled);
+        }
+        return compiled.regex();
+    }
+
+    private static void checkProgram(long program, QueryLimits limits, String path) {
+        if (program > limits.maxRegexProgram()) {
+            throw WeftException.badRequest("$regex at '" + path + "' expands to "
+                    + (program >= RegexProgramSize.SATURATED ? "more than 10^15" : "about " + program)
+                    + " instructions once its repetitions are counted out, more than " + limits.maxRegexProgram()
+                    + " (limit max-regex-program)");
+        }
+    }
+
+    private static Compiled compileNew(String pattern, String options, QueryLimits limits, String path) {
         int flags = 0;
         boolean extended = false;
         for (char c : options.toCharArray()) {
@@ -36,12 +78,7 @@ final class Regexes {
         }
         String source = extended ? stripExtended(pattern) : pattern;
         long program = RegexProgramSize.of(source);
-        if (program > limits.maxRegexProgram()) {
-            throw WeftException.badRequest("$regex at '" + path + "' expands to "
-                    + (program >= RegexProgramSize.SATURATED ? "more than 10^15" : "about " + program)
-                    + " instructions once its repetitions are counted out, more than " + limits.maxRegexProgram()
-                    + " (limit max-regex-program)");
-        }
+        checkProgram(program, limits, path);
         Pattern compiled;
         try {
             compiled = Pattern.compile(source, flags);
@@ -53,8 +90,8 @@ final class Regexes {
         boolean caseSensitive = (flags & Pattern.CASE_INSENSITIVE) == 0;
         boolean anchoredLiteral = caseSensitive && (flags & Pattern.MULTILINE) == 0;
         String prefix = anchoredLiteral ? literalPrefix(source) : "";
-        return new ValuePredicate.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral), prefix,
-                () -> RegexLiterals.required(source, compiledFlags));
+        return new Compiled(new ValuePredicate.Regex(pattern, matcher(compiled, source, caseSensitive, anchoredLiteral),
+                prefix, () -> RegexLiterals.required(source, compiledFlags)), program);
     }
 
     /**

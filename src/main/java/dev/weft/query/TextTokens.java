@@ -18,25 +18,36 @@ final class TextTokens {
 
     private TextTokens() {}
 
+    /** The words of {@code text}, each a substring of it unless a typographic apostrophe is rewritten in it. */
     static List<String> words(String text) {
         List<String> out = new ArrayList<>();
-        StringBuilder word = new StringBuilder();
         int n = text.length();
+        int start = -1;
+        StringBuilder rewritten = null;
         for (int i = 0; i < n; ) {
             int c = text.codePointAt(i);
             int width = Character.charCount(c);
             if (wordChar(c)) {
-                word.appendCodePoint(c);
-            } else if ((c == '\'' || c == '\u2019') && !word.isEmpty() && i + width < n && wordChar(text.codePointAt(i + width))) {
-                word.append('\'');
-            } else if (!word.isEmpty()) {
-                out.add(word.toString());
-                word.setLength(0);
+                start = start < 0 ? i : start;
+                if (rewritten != null) {
+                    rewritten.appendCodePoint(c);
+                }
+            } else if ((c == '\'' || c == '\u2019') && start >= 0 && i + width < n && wordChar(text.codePointAt(i + width))) {
+                if (c != '\'' && rewritten == null) {
+                    rewritten = new StringBuilder().append(text, start, i);
+                }
+                if (rewritten != null) {
+                    rewritten.append('\'');
+                }
+            } else if (start >= 0) {
+                out.add(rewritten != null ? rewritten.toString() : text.substring(start, i));
+                start = -1;
+                rewritten = null;
             }
             i += width;
         }
-        if (!word.isEmpty()) {
-            out.add(word.toString());
+        if (start >= 0) {
+            out.add(rewritten != null ? rewritten.toString() : text.substring(start));
         }
         return out;
     }

@@ -30,6 +30,9 @@ import tools.jackson.databind.node.ObjectNode;
  * the op back).
  */
 public abstract class AbstractDocumentWrites<T, C> {
+    /** Documents of a bulk op read and locked in one go: a bound on the bodies held at once. */
+    private static final int LOCK_BATCH = 500;
+
     protected final Json json;
     private final long queryTimeoutMs;
 
@@ -42,6 +45,14 @@ public abstract class AbstractDocumentWrites<T, C> {
 
     /** The stored document with this encoded _id, or null; a store with concurrent writers locks it. */
     protected abstract ObjectNode load(T tx, C coll, byte[] id) throws SQLException;
+
+    /**
+     * Documents a bulk op will {@link #load} next, one after the other: an engine may read and lock
+     * them in one go (each is still loaded, and must then be the locked state).
+     */
+    protected void lockAll(T tx, C coll, List<byte[]> ids) throws SQLException {
+        // each load reads its own document
+    }
 
     /** Inserts a new document and its index keys; a duplicate _id or unique key throws 409. */
     protected abstract void insert(T tx, C coll, ObjectNode doc, byte[] body) throws SQLException;
@@ -191,7 +202,10 @@ public abstract class AbstractDocumentWrites<T, C> {
             throws SQLException {
         Filter filter = op.filter();
         long n = 0;
-        for (byte[] id : matchingIds(tx, coll, filter)) {
+        List<byte[]> ids = matchingIds(tx, coll, filter);
+        for (int i = 0; i < ids.size(); i++) {
+            byte[] id = ids.get(i);
+            lockNext(tx, coll, ids, i);
             ObjectNode old = load(tx, coll, id);
             if (old == null || !filter.matches(old)) {
                 continue; // changed by a concurrent writer (stores with several writers) since it matched
@@ -212,7 +226,10 @@ public abstract class AbstractDocumentWrites<T, C> {
     private WriteResult deleteMany(T tx, C coll, Filter filter, List<ChangeEvent> events)
             throws SQLException {
         long n = 0;
-        for (byte[] id : matchingIds(tx, coll, filter)) {
+        List<byte[]> ids = matchingIds(tx, coll, filter);
+        for (int i = 0; i < ids.size(); i++) {
+            byte[] id = ids.get(i);
+            lockNext(tx, coll, ids, i);
             ObjectNode old = load(tx, coll, id);
             if (old == null || !filter.matches(old)) {
                 continue;
@@ -222,6 +239,13 @@ public abstract class AbstractDocumentWrites<T, C> {
             n++;
         }
         return WriteResult.done(Outcome.BULK_DONE, n, null);
+    }
+
+    /** At every {@link #LOCK_BATCH}th id, the next batch of ids is handed to {@link #lockAll}. */
+    private void lockNext(T tx, C coll, List<byte[]> ids, int i) throws SQLException {
+        if (i % LOCK_BATCH == 0) {
+            lockAll(tx, coll, ids.subList(i, Math.min(ids.size(), i + LOCK_BATCH)));
+        }
     }
 
     // --- rules --------------------------------------------------------------------------

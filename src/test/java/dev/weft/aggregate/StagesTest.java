@@ -58,6 +58,13 @@ class StagesTest {
                         "[{age: null}, {}, {age: 1}]", "[{_id: null, c: 2}, {_id: 1, c: 1}]"),
                 row("$group 1 and 1.0 are one group", "[{$group: {_id: '$a', c: {$sum: 1}}}]", "[{a: 1}, {a: 1.0}]",
                         "[{_id: 1, c: 2}]"),
+                row("$group keys equal across number types, ObjectId case, nested in objects and arrays",
+                        "[{$group: {_id: '$a', c: {$sum: 1}}}]",
+                        "[{a: 0}, {a: -0.0}, {a: 3000000000}, {a: 3000000000.0}, {a: {$oid: '5f0000000000000000000abc'}},"
+                        + " {a: {$oid: '5F0000000000000000000ABC'}}, {a: {x: [1, 2.0]}}, {a: {x: [1.0, 2]}},"
+                        + " {a: {x: [2, 1]}}, {a: [{y: 'k'}]}, {a: [{y: 'k'}]}, {a: null}, {}]",
+                        "[{_id: null, c: 2}, {_id: 0, c: 2}, {_id: 3000000000, c: 2}, {_id: {x: [1, 2.0]}, c: 2},"
+                        + " {_id: {x: [2, 1]}, c: 1}, {_id: [{y: 'k'}], c: 2}, {_id: {$oid: '5f0000000000000000000abc'}, c: 2}]"),
                 row("$group $first $last $addToSet", "[{$group: {_id: null, f: {$first: '$x'}, l: {$last: '$x'},"
                         + " s: {$addToSet: '$y'}}}]", "[{y: 1}, {x: 2, y: 1.0}, {x: 3, y: 2}]",
                         "[{_id: null, f: null, l: 3, s: [1, 2]}]"),

@@ -97,13 +97,14 @@ class QueryLimitsTest {
                 HttpResponse<String> small = server.get("/db/c/7?id_type=NUMBER");
                 long smallMs = (System.nanoTime() - smallStarted) / 1_000_000;
                 assertThat(small.statusCode()).isEqualTo(200);
-                // at worst it waits for the slow ones holding the read slots to reach their limit
-                assertThat(smallMs).as("a small read beside slow queries").isLessThan(3_000);
+                // at worst it waits for the slow ones holding the read slots to reach their 300 ms limit,
+                // never for the 600 s they asked for (the bound is loose: the test machine may be loaded)
+                assertThat(smallMs).as("a small read beside slow queries").isLessThan(10_000);
                 for (Future<HttpResponse<String>> r : slowOnes) {
                     assertTimedOut(r.get(), "300 ms (the setting query-timeout-ms)");
                 }
             }
-            assertThat((System.nanoTime() - started) / 1_000_000).as("six slow queries stopped").isLessThan(10_000);
+            assertThat((System.nanoTime() - started) / 1_000_000).as("six slow queries stopped").isLessThan(30_000);
             assertTimedOut(server.get("/db/c/_size?filter=" + q(slowFilter())), "300 ms (the setting query-timeout-ms)");
             HttpResponse<String> fast = server.get("/db/c?pagesize=2&keys=" + q("{\"n\":1}"));
             assertThat(fast.body()).isEqualTo("[{\"_id\":9999,\"n\":1},{\"_id\":9998,\"n\":2}]");

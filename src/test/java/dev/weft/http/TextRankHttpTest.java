@@ -17,7 +17,9 @@ import tools.jackson.databind.JsonNode;
  * occurrences, rarer words and heavier fields first, ties by ascending {@code _id}; pages cut from
  * that order agree with one long page; other filter terms still decide, also when their matches lie
  * deep in the rank order; the score shown is the one sorted by. A reader narrowed by a read rule
- * gets MongoDB's per-document score, which documents it cannot read do not move. Runs on both stores.
+ * gets MongoDB's per-document score, which documents it cannot read do not move. A transaction
+ * that wrote to the collection keeps the store's order for the stored documents (its own are
+ * scored by MongoDB's formula). Runs on both stores.
  */
 class TextRankHttpTest {
     private static final Json JSON = Json.standard();
@@ -100,6 +102,17 @@ class TextRankHttpTest {
                     + SCORED + "&pagesize=2";
             assertThat(ranked(weft, selective)).containsExactly("d003", "d099");
             assertThat(ranked(weft, selective + "&page=2")).containsExactly("d150");
+            // inside a transaction that wrote to the collection, its reads merge the store's ranked page with its own writes
+            String location = weft.post("/_sessions", null).headers().firstValue("Location").orElseThrow();
+            String sid = location.substring(location.length() - 36);
+            String txnLocation = weft.post("/_sessions/" + sid + "/_txns", null).headers().firstValue("Location").orElseThrow();
+            String txn = txnLocation.substring(txnLocation.lastIndexOf('/') + 1);
+            assertThat(weft.post("/db/a?sid=" + sid + "&txn=" + txn, "{\"_id\":\"d000\",\"body\":\"lamp desk\"}").statusCode())
+                    .isEqualTo(201);
+            List<String> inTxn = ranked(weft, filter + "&pagesize=200&sid=" + sid + "&txn=" + txn);
+            assertThat(inTxn).contains("d000").hasSize(151);
+            assertThat(inTxn.stream().filter(id -> !id.equals("d000")).toList()).isEqualTo(all);
+
             // sorted by another field first: the score still shown, the one the store ranked by
             HttpResponse<String> byN = weft.get("/db/a?filter=" + q("{\"$text\":{\"$search\":\"lamp\"},\"n\":{\"$lte\":2}}")
                     + "&keys=" + q("{\"_id\":1,\"score\":{\"$meta\":\"textScore\"}}") + "&sort=" + q("{\"n\":-1}"));

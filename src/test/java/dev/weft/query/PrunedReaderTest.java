@@ -25,4 +25,24 @@ class PrunedReaderTest {
         assertThat(read(List.of(), "{\"a\":1}")).isEqualTo("{}");
         assertThat(read(List.of(""), "{\"a\":1}")).isEqualTo("{\"a\":1}");
     }
+
+    @Test
+    void skippedStringsEndAtTheirClosingQuoteWhateverTheirBackslashesAndQuotes() {
+        Json json = Json.standard();
+        java.util.Random random = new java.util.Random(14);
+        String alphabet = "ab\\\"\\\\é{}[],:";
+        for (int n = 0; n < 2000; n++) {
+            var doc = json.mapper().createObjectNode();
+            for (int f = 0; f < 3; f++) {
+                StringBuilder text = new StringBuilder();
+                for (int i = random.nextInt(40); i > 0; i--) {
+                    text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+                doc.put("s" + f, text.toString());
+                doc.putArray("a" + f).add(text.toString()).addObject().put("x\"", text.toString());
+            }
+            doc.put("kept", n);
+            assertThat(read(List.of("kept"), doc.toString())).as(doc.toString()).isEqualTo("{\"kept\":" + n + "}");
+        }
+    }
 }

@@ -2,6 +2,7 @@ package dev.weft.store.plan;
 
 import dev.weft.core.WeftException;
 import dev.weft.query.Sort;
+import dev.weft.query.SortKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -14,14 +15,21 @@ import tools.jackson.databind.JsonNode;
  * encoded {@code _id}), kept in a bounded heap; {@link #result} drops the skipped ones. The
  * stored bytes it keeps are bounded too ({@code max-sort-bytes}): a deep page of large
  * documents is a 400 naming the setting, not a heap that grows with the page number.
+ *
+ * <p>Matches are ordered by their {@link SortKeys} bytes, the sort's comparator deciding only
+ * between equal keys, so a reader can ask {@link #wants} with a key read from the stored bytes
+ * and drop a row that cannot enter before evaluating its filter or building its tree. A sort by
+ * text score (set on each tree) has no keys and compares trees.
  */
 public final class TopK {
-    private record Match(byte[] id, byte[] body, JsonNode doc) {}
+    /** {@code key}: the sort key, null for a sort by text score. */
+    private record Match(byte[] id, byte[] body, byte[] key, JsonNode doc) {}
 
     private final long skip;
     private final long limit;
     private final long keep;
     private final Comparator<Match> order;
+    private final SortKeys keys;
     private final PriorityQueue<Match> worstFirst;
     private final long maxBytes;
     private long bytes;
@@ -32,16 +40,41 @@ public final class TopK {
         this.limit = limit;
         this.keep = skip + limit < 0 ? Long.MAX_VALUE : skip + limit;
         Comparator<JsonNode> bySort = sort.comparator();
+        this.keys = SortKeys.of(sort);
         this.order = (a, b) -> {
-            int c = bySort.compare(a.doc(), b.doc());
+            int c = a.key() == null ? 0 : Arrays.compareUnsigned(a.key(), b.key());
+            if (c == 0) {
+                c = bySort.compare(a.doc(), b.doc());
+            }
             return c != 0 ? c : Arrays.compareUnsigned(a.id(), b.id());
         };
         this.worstFirst = new PriorityQueue<>((int) Math.min(keep, 1024) + 1, order.reversed());
     }
 
-    /** A matching document: {@code id} its encoded _id, {@code body} its stored bytes. */
+    /** The keys its matches are ordered by (null for a sort by text score). */
+    public SortKeys keys() {
+        return keys;
+    }
+
+    /**
+     * Whether a row whose sort key is {@code key} may still enter (false: it would be dropped
+     * whatever its filter says), for a key of {@link #keys}.
+     */
+    public boolean wants(byte[] key) {
+        return worstFirst.size() < keep || Arrays.compareUnsigned(key, worstFirst.peek().key()) <= 0;
+    }
+
+    /**
+     * A matching document: {@code id} its encoded _id, {@code body} its stored bytes, {@code doc}
+     * its tree (pruned to the sort's paths at least).
+     */
     public void offer(byte[] id, byte[] body, JsonNode doc) {
-        Match m = new Match(id, body, doc);
+        offer(id, body, null, doc);
+    }
+
+    /** {@link #offer(byte[], byte[], JsonNode)} with the key when already read ({@link SortKeys#ofStored}), else null. */
+    public void offer(byte[] id, byte[] body, byte[] key, JsonNode doc) {
+        Match m = new Match(id, body, key != null || keys == null ? key : keys.of(doc), doc);
         if (worstFirst.size() < keep) {
             add(m);
         } else if (order.compare(m, worstFirst.peek()) < 0) {
@@ -53,7 +86,7 @@ public final class TopK {
     /** Offers every match {@code other} kept (a part of the same read, scanned apart). */
     public void offerAll(TopK other) {
         for (Match m : other.worstFirst) {
-            offer(m.id(), m.body(), m.doc());
+            offer(m.id(), m.body(), m.key(), m.doc());
         }
     }
 

@@ -1,11 +1,15 @@
 package dev.weft.store.postgres;
 
 import dev.weft.store.sql.SqlConnection;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A write transaction's connection that holds back the statements whose answer nobody waits for
@@ -33,6 +37,9 @@ import java.util.List;
  * transaction ({@link PgWrites#EXPECTED}, "version") unless those are the stored bytes: its
  * whole transaction is then one round trip. The entry is taken out when used (the write puts
  * the new bytes back after its commit), so a stale guess is paid for once.
+ *
+ * <p>Several documents: {@link #lockAll} reads and locks the documents an op (or a batch of
+ * ops) will load in one statement; each load then takes its document from there, once.
  */
 final class PgPipeline extends SqlConnection {
     /** Binds a statement's parameters from {@code first}; returns the next free parameter. */
@@ -42,10 +49,14 @@ final class PgPipeline extends SqlConnection {
 
     private record Held(String sql, Binder binder) {}
 
+    private record Locked(String table, ByteBuffer id) {}
+
     private final List<Held> held = new ArrayList<>();
     private final boolean holding;
     private final KnownDocuments known;
     private boolean assumed;
+    /** Documents read under their row lock by {@link #lockAll}, each given to one load. */
+    private final Map<Locked, byte[]> locked = new HashMap<>();
 
     PgPipeline(Connection connection, boolean holding) {
         this(connection, holding, null);
@@ -58,8 +69,32 @@ final class PgPipeline extends SqlConnection {
         this.known = known;
     }
 
+    /** One statement reads and locks the documents (in key order, as every such read does) for the loads that follow. */
+    @Override
+    public void lockAll(String table, List<byte[]> ids) throws SQLException {
+        PreparedStatement ps = prepare("SELECT id, body FROM " + table + " WHERE id = ANY(?) ORDER BY id FOR UPDATE");
+        ps.setArray(1, PostgresDialect.array(ps, ids));
+        for (byte[] id : ids) {
+            locked.put(new Locked(table, ByteBuffer.wrap(id)), ABSENT);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                locked.put(new Locked(table, ByteBuffer.wrap(rs.getBytes(1))), rs.getBytes(2));
+            }
+        }
+    }
+
+    /** Drops what {@link #lockAll} read and no load took (after an op in a savepoint, which may have been undone). */
+    void forgetLocked() {
+        locked.clear();
+    }
+
     @Override
     public byte[] assumedBody(String table, byte[] id) throws SQLException {
+        byte[] read = locked.remove(new Locked(table, ByteBuffer.wrap(id)));
+        if (read != null) {
+            return read;
+        }
         byte[] body = known == null || !holding ? null : known.get(table, id);
         if (body == null) {
             return null;
@@ -119,6 +154,7 @@ final class PgPipeline extends SqlConnection {
     /** Drops what is held, and rolls the transaction back. */
     void rollback() throws SQLException {
         held.clear();
+        locked.clear();
         connection().rollback();
     }
 

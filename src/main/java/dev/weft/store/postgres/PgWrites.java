@@ -12,11 +12,14 @@ import dev.weft.store.sql.SqlEngine;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Document writes as PostgreSQL transactions: each call one transaction on a pooled connection,
@@ -29,8 +32,13 @@ import javax.sql.DataSource;
  * first), else two (the read of the locked document, then its rows, its events, the catalog
  * check and COMMIT). A write whose assumption was wrong, or that an assumed document made it
  * refuse, is run again reading the document, so every answer is the one the stored document
- * gives. Several ops run each in a savepoint, statement by statement, so that a failing op
- * undoes only itself.
+ * gives. Several replaces, updates and deletes (a JSON array of documents with {@code wm}) are
+ * two round trips: one statement reads and locks all their documents, then every op's rows
+ * with COMMIT; if any op fails (its error must be its own, with the others kept) the batch is
+ * run again with each op in a savepoint, statement by statement, as several inserts always are
+ * (they come only after an all-in-one insert that failed). A bulk update or delete by filter
+ * reads its matching documents, then locks and reads them 500 at a time, then sends its rows
+ * with COMMIT.
  *
  * <p>Catalog changes: a write takes no lock on the catalog. It checks, as the last statement
  * before COMMIT, that each collection's {@code gen} is still the one of the catalog it planned
@@ -84,8 +92,8 @@ final class PgWrites {
      * {@code synchronous_commit = off}: its commit returns before its WAL is flushed.
      */
     List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
-        boolean hold = ops.size() == 1;
-        boolean assume = hold && assumable(ops.getFirst());
+        boolean hold = ops.size() == 1 || ops.stream().allMatch(PgWrites::assumable);
+        boolean assume = ops.size() == 1 && assumable(ops.getFirst());
         for (int attempt = 0; ; attempt++) {
             // asks the snapshot it will plan with: a reload publishes the catalog before it
             catalog.fresh(() -> ops.stream().allMatch(op -> catalog.planned().catalog().colls().containsKey(op.ns())));
@@ -103,6 +111,11 @@ final class PgWrites {
                         sql.send("SET LOCAL synchronous_commit = off", (ps, i) -> i);
                     }
                     List<WriteResult> results = run(sql, cat, ops, touched, changes);
+                    if (results == null) {
+                        sql.rollback();
+                        hold = false; // an op of the batch failed: each in a savepoint, for its own answer
+                        continue;
+                    }
                     if (touched.isEmpty()) {
                         sql.rollback();
                     } else {
@@ -146,6 +159,10 @@ final class PgWrites {
                     }
                     continue;
                 }
+                if (engine.dialect().isUniqueViolation(e) && ops.size() > 1 && hold && attempt < ATTEMPTS) {
+                    hold = false;
+                    continue;
+                }
                 if (engine.dialect().isUniqueViolation(e) && ops.size() == 1) {
                     if (attempt < ATTEMPTS && upsert(ops.getFirst()) && e.getMessage().contains("_pkey")) {
                         continue;
@@ -158,16 +175,29 @@ final class PgWrites {
         }
     }
 
+    /**
+     * The ops' results; null when a batch held back in one burst had an op fail (nothing is sent
+     * yet: the caller rolls back and runs the ops again each in a savepoint).
+     */
     private List<WriteResult> run(PgPipeline sql, Catalog cat, List<WriteOp> ops, Set<Catalog.Coll> touched,
                                   List<ChangeEvent> changes) throws SQLException {
-        boolean savepoints = ops.size() > 1;
+        boolean batch = ops.size() > 1 && sql.holding();
+        boolean savepoints = ops.size() > 1 && !batch;
+        if (batch) {
+            lockDocuments(sql, cat, ops);
+        }
         List<WriteResult> results = new ArrayList<>(ops.size());
         for (WriteOp op : ops) {
             Catalog.Coll coll = cat.colls().get(op.ns());
             int mark = changes.size();
             WriteResult result = engine.apply(sql, coll, op, changes, savepoints);
+            if (savepoints) {
+                sql.forgetLocked(); // the op's savepoint may have been undone, and its locks with it
+            }
             if (result.ok()) {
                 touched.add(coll);
+            } else if (batch) {
+                return null;
             } else if (!savepoints) {
                 changes.subList(mark, changes.size()).clear();
                 sql.rollback();
@@ -175,6 +205,25 @@ final class PgWrites {
             results.add(result);
         }
         return results;
+    }
+
+    /** Reads and locks, one statement per collection, the documents a batch of single-document ops will load. */
+    private static void lockDocuments(PgPipeline sql, Catalog cat, List<WriteOp> ops) throws SQLException {
+        Map<Catalog.Coll, List<byte[]>> ids = new LinkedHashMap<>();
+        for (WriteOp op : ops) {
+            JsonNode id = switch (op) {
+                case WriteOp.Replace r -> r.document().get("_id");
+                case WriteOp.UpdateOne u -> u.id();
+                case WriteOp.DeleteOne d -> d.id();
+                default -> null;
+            };
+            if (id != null) {
+                ids.computeIfAbsent(cat.colls().get(op.ns()), c -> new ArrayList<>()).add(AbstractDocumentWrites.key(id));
+            }
+        }
+        for (Map.Entry<Catalog.Coll, List<byte[]>> e : ids.entrySet()) {
+            sql.lockAll(e.getKey().table(), e.getValue());
+        }
     }
 
     /**

@@ -82,6 +82,12 @@ final class PostgresDialect implements Dialect {
         return FETCH_ROWS;
     }
 
+    /** A negative prepare threshold is the driver's way to force binary results for the statement. */
+    @Override
+    public void binaryRows(PreparedStatement ps) throws SQLException {
+        ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(-1);
+    }
+
     /**
      * One multi-row INSERT, the body also parsed as jsonb by the database. In a write that holds
      * its statements back ({@link PgPipeline}) the count is checked by the database: a duplicate

@@ -21,6 +21,7 @@ import dev.weft.store.WriteResult;
 import dev.weft.store.plan.QueryPlanner.Plan;
 import dev.weft.store.sql.ParallelScans;
 import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
 import java.sql.Connection;
@@ -78,7 +79,7 @@ public final class PostgresStore extends SqlStore {
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
-                settings.trigramProbeCap()));
+                settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
         this.settings = settings;
         PgUrl url = PgUrl.parse(settings.store());
         this.pool = PgConnections.pool(url, settings, "weft-pg", false);

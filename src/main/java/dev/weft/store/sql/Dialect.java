@@ -61,6 +61,12 @@ public interface Dialect {
     /** Rows a long result fetches at a time (0: the driver's way, which for SQLite is a cursor already). */
     int fetchRows();
 
+    /**
+     * Asks the driver to read a scan's rows in binary, where it would otherwise decode them from
+     * text (PostgreSQL's driver sends a bytea body as hex, twice its size, unless told).
+     */
+    default void binaryRows(PreparedStatement ps) throws SQLException {}
+
     /** Inserts documents, skipping an id already present; returns how many were inserted. */
     int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException;
 

@@ -20,6 +20,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * A read of a whole collection split into {@code _id} ranges that several read connections read
@@ -111,8 +112,7 @@ public final class ParallelScans {
      */
     public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                  int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
-        return run(main, dialect, coll, filter, time, maxParts, new RangeQuery(coll, filter, dialect, false, ids), partOf,
-                rows);
+        return run(main, coll, time, maxParts, () -> new RangeQuery(coll, filter, dialect, false, ids), partOf, rows);
     }
 
     /**
@@ -123,8 +123,8 @@ public final class ParallelScans {
     public List<byte[]> ordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                 boolean descending, int want, RowFilter keep) throws SQLException {
         Ordered order = new Ordered(want);
-        List<Ordered> done = run(main, dialect, coll, filter, time, parts,
-                new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
+        List<Ordered> done = run(main, coll, time, parts,
+                () -> new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
                 new PartRows<>() {
                     @Override
                     public boolean row(Ordered o, int range, byte[] id, byte[] body) {
@@ -189,18 +189,21 @@ public final class ParallelScans {
         }
     }
 
-    private <A> List<A> run(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
-                            int maxParts, RangeQuery query, IntFunction<A> partOf, PartRows<A> rows)
+    /**
+     * The split read, or null when it is not split. The statement is made only once the split is
+     * decided: most reads are of small collections, and rendering a filter's text condition for
+     * a statement that never runs would cost them as much as their own.
+     */
+    private <A> List<A> run(SqlConnection main, Catalog.Coll coll, QueryTime time, int maxParts,
+                            Supplier<RangeQuery> query, IntFunction<A> partOf, PartRows<A> rows)
             throws SQLException {
         int readers = Math.min(maxParts, parts);
-        if (readers < 2 || !slots.tryAcquire()) {
+        // the size first: a small read holding a slot even briefly would make a large one read alone
+        if (readers < 2 || !large(main, coll) || !slots.tryAcquire()) {
             return null;
         }
         List<SqlConnection> taken = new ArrayList<>();
         try {
-            if (!large(main, coll)) {
-                return null;
-            }
             List<byte[]> cuts = cuts(main, coll, readers * RANGES_PER_READER);
             if (cuts == null) {
                 return null;
@@ -216,7 +219,7 @@ public final class ParallelScans {
                 return null;
             }
             splitScans.incrementAndGet();
-            Split<A> split = new Split<>(query, cuts, rows);
+            Split<A> split = new Split<>(query.get(), cuts, rows);
             return split.read(main, time, taken, partOf);
         } finally {
             taken.forEach(helpers::giveBack);
@@ -350,6 +353,7 @@ public final class ParallelScans {
             if (dialect.fetchRows() > 0) {
                 ps.setFetchSize(dialect.fetchRows());
             }
+            dialect.binaryRows(ps);
             int p = 1;
             if (low != null) {
                 ps.setBytes(p++, low);

@@ -78,6 +78,7 @@ final class Scan {
             if (dialect.fetchRows() > 0) {
                 ps.setFetchSize(dialect.fetchRows());
             }
+            dialect.binaryRows(ps);
             int p = 1;
             for (byte[] arg : q.args) {
                 ps.setBytes(p++, arg);
@@ -207,6 +208,7 @@ final class Scan {
         if (dialect.fetchRows() > 0) {
             ps.setFetchSize(dialect.fetchRows());
         }
+        dialect.binaryRows(ps);
         int p = ranges.isEmpty() ? 1 : dialect.bindRanges(sql, ps, 1, ranges);
         for (Object arg : grams) {
             ps.setObject(p++, arg);

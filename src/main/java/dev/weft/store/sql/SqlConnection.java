@@ -60,10 +60,23 @@ public class SqlConnection implements AutoCloseable {
         return false;
     }
 
+    /** What {@link #assumedBody} answers for a document it knows is not stored. */
+    public static final byte[] ABSENT = new byte[0];
+
+    /**
+     * Reads and locks the documents {@code ids} of {@code table} (those stored) in one go, for the
+     * loads of the same op that follow ({@link #assumedBody}); a connection may do nothing here,
+     * and then each load reads its document.
+     */
+    public void lockAll(String table, java.util.List<byte[]> ids) throws SQLException {
+        // each load reads and locks its own document
+    }
+
     /**
      * The stored bytes a write on this connection may assume for the document {@code id} of
-     * {@code table} without reading it, or null to read it. A connection that answers must make
-     * its transaction fail unless they are still the stored bytes when it commits.
+     * {@code table} without reading it ({@link #ABSENT}: none is stored), or null to read it. A
+     * connection that answers must have locked the row, or make its transaction fail unless they
+     * are still the stored bytes when it commits.
      */
     public byte[] assumedBody(String table, byte[] id) throws SQLException {
         return null;

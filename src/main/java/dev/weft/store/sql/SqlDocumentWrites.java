@@ -61,7 +61,7 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
     protected ObjectNode load(SqlConnection sql, Catalog.Coll coll, byte[] id) throws SQLException {
         byte[] assumed = sql.assumedBody(coll.table(), id);
         if (assumed != null) {
-            return json.parseObject(assumed, "stored document");
+            return assumed == SqlConnection.ABSENT ? null : json.parseObject(assumed, "stored document");
         }
         PreparedStatement ps = sql.prepare("SELECT body FROM " + coll.table() + " WHERE id = ?"
                 + (dialect.severalWriters() ? " FOR UPDATE" : ""));
@@ -69,6 +69,11 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? json.parseObject(rs.getBytes(1), "stored document") : null;
         }
+    }
+
+    @Override
+    protected void lockAll(SqlConnection sql, Catalog.Coll coll, List<byte[]> ids) throws SQLException {
+        sql.lockAll(coll.table(), ids);
     }
 
     @Override
@@ -93,9 +98,11 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         for (Catalog.Index index : coll.indexes()) {
             TextPostings postings = postings(index);
             if (postings != null) {
-                for (int i = 0; i < ids.size(); i++) {
-                    postings.add(sql, index.table(), index.spec().text(), ids.get(i), index.spec().text().termsByWeight(docs.get(i)));
+                List<List<String>> terms = new ArrayList<>(docs.size());
+                for (ObjectNode doc : docs) {
+                    terms.add(index.spec().text().termsByWeight(doc));
                 }
+                postings.addAll(sql, index.table(), index.spec().text(), ids, terms);
                 continue;
             }
             List<byte[]> keys = new ArrayList<>();

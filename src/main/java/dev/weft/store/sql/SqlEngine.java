@@ -17,6 +17,7 @@ import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.TextScores;
 import dev.weft.store.plan.TopK;
@@ -62,6 +63,7 @@ public final class SqlEngine {
     private final Json json;
     private final long maxSortBytes;
     private final long trigramProbeCap;
+    private final ProbeCache probes;
     private final SqlDocumentWrites writes;
     private final AtomicLong plans = new AtomicLong();
     private final AtomicLong indexedPlans = new AtomicLong();
@@ -69,8 +71,10 @@ public final class SqlEngine {
     /** Null until the store gives its helpers: then whole-collection reads may be split. */
     private volatile ParallelScans parallel;
 
-    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap) {
+    public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap,
+                     ProbeCache probes) {
         this.trigramProbeCap = trigramProbeCap;
+        this.probes = probes;
         this.dialect = dialect;
         this.json = json;
         this.maxSortBytes = maxSortBytes;
@@ -111,7 +115,8 @@ public final class SqlEngine {
                                                  long limit, Optional<String> hint) throws SQLException {
         while (true) {
             QueryPlanner.Plan<Catalog.Index> plan = QueryPlanner.plan(coll.ns().toString(), coll.indexes(), filter, sort,
-                    skip, limit, hint, (index, ranges, cap) -> probe(sql, coll, index, ranges, cap), trigramProbeCap);
+                    skip, limit, hint, (index, ranges, cap) -> probes.count(coll.id(), index == null ? coll.table()
+                            : index.table(), ranges, cap, () -> probe(sql, coll, index, ranges, cap)), trigramProbeCap);
             if (dialect.severalWriters() && becameMultikey(sql, plan.index())) {
                 continue;
             }
@@ -191,7 +196,6 @@ public final class SqlEngine {
         private Find(FindQuery query, QueryTime time) {
             this.filter = query.filter();
             this.sort = query.sort();
-            this.matcher = StoredMatcher.of(json, filter, sort);
             this.everything = filter == ALL;
             this.skip = query.skip();
             this.limit = query.limit();
@@ -211,7 +215,7 @@ public final class SqlEngine {
                 return List.of();
             }
             plan = plan(sql, coll, filter, sort, skip, limit, hint);
-            matcher = StoredMatcher.of(json, filter, sort); // planning bound a $text search: its fields are read now
+            matcher = StoredMatcher.of(json, filter, sort); // after planning, which binds a $text search to its fields
             left = limit;
             done = false;
             if (!plan.ordered()) {
@@ -304,8 +308,12 @@ public final class SqlEngine {
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             TextScores scores = TextScores.of(filter, sort);
+            Heap heap = new Heap(matcher, top);
             Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
                 time.row();
+                if (top.keys() != null) {
+                    return heap.offer(id, body);
+                }
                 JsonNode doc = matcher.readIfMatches(body);
                 if (doc != null) {
                     scores.set(doc);
@@ -321,12 +329,20 @@ public final class SqlEngine {
         return bodies.stream().map(StoredDocument::new).toList();
     }
 
-    /** One reader's share of a split unordered find: its heap (the matcher is shared: it keeps no state). */
+    /**
+     * One reader's heap of an unordered find (the matcher is shared: it keeps no state). A row
+     * whose sort key, read from its bytes, ranks below every kept match is dropped before its
+     * filter runs: it could not enter whatever the filter says.
+     */
     private record Heap(StoredMatcher matcher, TopK top) {
         boolean offer(byte[] id, byte[] body) {
+            byte[] key = top.keys() == null ? null : top.keys().ofStored(body);
+            if (key != null && !top.wants(key)) {
+                return true;
+            }
             JsonNode doc = matcher.readIfMatches(body);
             if (doc != null) {
-                top.offer(id, body, doc);
+                top.offer(id, body, key, doc);
             }
             return true;
         }
@@ -342,12 +358,12 @@ public final class SqlEngine {
             }
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
+        StoredMatcher matcher = StoredMatcher.of(json, f, null);
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)) {
-            StoredMatcher shared = StoredMatcher.of(json, f, null);
             List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
                     reader -> new long[1], (part, range, id, body) -> {
-                        if (shared.matches(body)) {
+                        if (matcher.matches(body)) { // shared by the parts: a matcher keeps no state
                             part[0]++;
                         }
                         return true;
@@ -357,7 +373,6 @@ public final class SqlEngine {
             }
         }
         long[] n = {0};
-        StoredMatcher matcher = StoredMatcher.of(json, f, null);
         Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
             time.row();
             if (matcher.matches(body)) {
@@ -516,6 +531,7 @@ public final class SqlEngine {
 
     /** The collection's row first (with several writers, its lock waits for the writes holding it), then its tables. */
     void dropTables(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+        probes.forget(coll.id());
         update(sql, "DELETE FROM weft_colls WHERE id = ?", coll.id());
         for (Catalog.Index index : coll.indexes()) {
             dropIndexTables(sql, index);
@@ -525,6 +541,7 @@ public final class SqlEngine {
     }
 
     void addIndex(SqlConnection sql, Catalog.Coll coll, IndexSpec spec) throws SQLException {
+        probes.forget(coll.id());
         long id = dialect.insertReturningId(sql, "INSERT INTO weft_indexes(coll, name, fields, uniq, multikey)"
                 + " VALUES (?, ?, ?, ?, 0)", coll.id(), spec.name(), Catalog.encodeSpec(json, spec), spec.unique() ? 1 : 0);
         Catalog.Index index = new Catalog.Index(id, spec, false);
@@ -634,7 +651,8 @@ public final class SqlEngine {
         }
     }
 
-    void removeIndex(SqlConnection sql, Catalog.Index index) throws SQLException {
+    void removeIndex(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
+        probes.forget(coll.id());
         dropIndexTables(sql, index);
         update(sql, "DELETE FROM weft_indexes WHERE id = ?", index.id());
     }

@@ -56,7 +56,7 @@ public abstract class SqlStore extends AbstractStore<SqlConnection> {
 
     @Override
     protected void removeIndex(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
-        engine.removeIndex(sql, index);
+        engine.removeIndex(sql, coll, index);
     }
 
     @Override

@@ -27,6 +27,14 @@ public interface TextPostings {
     /** Adds a document's terms by weight class ({@link TextIndex#termsByWeight}). */
     void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight) throws SQLException;
 
+    /** Adds the terms of several documents ({@code ids} and {@code termsByWeight} aligned), in as few statements as the dialect can. */
+    default void addAll(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
+        for (int i = 0; i < ids.size(); i++) {
+            add(sql, table, index, ids.get(i), termsByWeight.get(i));
+        }
+    }
+
     /** Removes a document's postings. */
     void remove(SqlConnection sql, String table, byte[] id) throws SQLException;
 

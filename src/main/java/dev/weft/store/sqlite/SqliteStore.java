@@ -23,6 +23,7 @@ import dev.weft.store.txn.DocumentChange;
 import dev.weft.store.txn.Overlays;
 import dev.weft.store.txn.TxnErrors;
 import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.sql.SqlEngine;
 import dev.weft.store.sql.SqlStore;
 import java.io.IOException;
@@ -82,7 +83,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     public SqliteStore(Settings settings, Json json) {
         super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
-                settings.trigramProbeCap()));
+                settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());

@@ -96,20 +96,23 @@ final class OverlayTransaction implements Transaction {
             overlays.base.find(ns, query, sink);
             return;
         }
-        record Found(byte[] key, JsonNode doc, byte[] body) {}
+        record Found(byte[] key, JsonNode doc, byte[] body, double textScore) {}
         List<Found> found = new ArrayList<>();
         long wanted = saturatingAdd(saturatingAdd(query.skip(), query.limit()), mine.size());
         overlays.base.find(ns, new FindQuery(query.filter(), query.sort(), 0, wanted, query.hint()), stored -> {
             JsonNode doc = overlays.json.parse(stored.json(), "stored document");
             byte[] key = AbstractDocumentWrites.key(doc.get("_id"));
             if (!entries.containsKey(DocKey.of(ns, key))) {
-                found.add(new Found(key, doc, stored.json()));
+                found.add(new Found(key, scored(doc, stored.textScore(), query), stored.json(), stored.textScore()));
             }
         });
         for (Entry e : mine) {
             JsonNode doc = parsed(e);
             if (doc != null && query.filter().matches(doc)) {
-                found.add(new Found(AbstractDocumentWrites.key(e.id()), doc, e.body()));
+                // the transaction's own documents have no store score: MongoDB's per-document one
+                JsonNode copy = scored(doc.deepCopy(), Double.NaN, query);
+                found.add(new Found(AbstractDocumentWrites.key(e.id()), copy, e.body(), copy.path(dev.weft.query.Sort.TEXT_SCORE)
+                        .asDouble(Double.NaN)));
             }
         }
         Comparator<JsonNode> bySort = query.sort().comparator();
@@ -117,7 +120,19 @@ final class OverlayTransaction implements Transaction {
             int c = bySort.compare(a.doc(), b.doc());
             return c != 0 ? c : Arrays.compareUnsigned(a.key(), b.key());
         });
-        found.stream().skip(query.skip()).limit(query.limit()).forEach(f -> sink.accept(new StoredDocument(f.body())));
+        found.stream().skip(query.skip()).limit(query.limit()).forEach(f -> sink.accept(new StoredDocument(f.body(), f.textScore())));
+    }
+
+    /**
+     * {@code doc} with its textScore where a sort compares it ({@link dev.weft.query.Sort#TEXT_SCORE}):
+     * the store's, else (NaN) MongoDB's per-document one when the query has a {@code $text}.
+     */
+    private static JsonNode scored(JsonNode doc, double storeScore, FindQuery query) {
+        var search = query.filter().textSearch();
+        if (doc instanceof tools.jackson.databind.node.ObjectNode o && (!Double.isNaN(storeScore) || search.isPresent())) {
+            o.put(dev.weft.query.Sort.TEXT_SCORE, Double.isNaN(storeScore) ? search.get().score(doc) : storeScore);
+        }
+        return doc;
     }
 
     @Override

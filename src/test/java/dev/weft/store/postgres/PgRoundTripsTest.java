@@ -140,6 +140,59 @@ class PgRoundTripsTest {
     }
 
     @Test
+    void severalUpsertsAreTwoRoundTripsInAll() {
+        store.write(new WriteOp.InsertMany(NS, List.of(obj("{\"_id\":10,\"a\":1,\"b\":10}"))));
+        proxy.reset();
+        var results = store.writeAll(List.of(
+                new WriteOp.Replace(NS, obj("{\"_id\":10,\"a\":2,\"b\":110}"), WriteMode.UPSERT, Optional.empty()),
+                new WriteOp.Replace(NS, obj("{\"_id\":11,\"a\":1,\"b\":11}"), WriteMode.UPSERT, Optional.empty()),
+                new WriteOp.DeleteOne(NS, JSON.parse("0", "id"), Optional.empty()),
+                new WriteOp.Replace(NS, obj("{\"_id\":12,\"b\":12}"), WriteMode.UPSERT, Optional.empty())));
+        assertThat(results).extracting(r -> r.outcome())
+                .containsExactly(Outcome.UPDATED, Outcome.CREATED, Outcome.DELETED, Outcome.CREATED);
+        assertThat(proxy.transactions(WROTE_DOCUMENTS)).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(2);
+        assertThat(store.get(NS, JSON.parse("0", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+        assertThat(new String(store.get(NS, JSON.parse("10", "id"), dev.weft.core.ReadMode.SINGLE).orElseThrow().json(),
+                java.nio.charset.StandardCharsets.UTF_8)).contains("\"b\":110");
+    }
+
+    @Test
+    void aBatchWithAFailingOpIsRunAgainEachOpInASavepointAndKeepsTheOthers() {
+        var results = store.writeAll(List.of(
+                new WriteOp.Replace(NS, obj("{\"_id\":13,\"b\":13}"), WriteMode.UPSERT, Optional.empty()),
+                new WriteOp.Replace(NS, obj("{\"_id\":14,\"b\":0}"), WriteMode.UPSERT, Optional.empty()),
+                new WriteOp.Replace(NS, obj("{\"_id\":0,\"b\":15}"), WriteMode.INSERT, Optional.empty()),
+                new WriteOp.Replace(NS, obj("{\"_id\":16,\"b\":16}"), WriteMode.UPSERT, Optional.empty())));
+        assertThat(results).extracting(r -> r.outcome())
+                .containsExactly(Outcome.CREATED, Outcome.CONFLICT, Outcome.CONFLICT, Outcome.CREATED);
+        assertThat(results.get(1).message().orElseThrow()).contains("b_1");
+        assertThat(results.get(2).message().orElseThrow()).contains("_id");
+        for (String id : List.of("13", "16")) {
+            assertThat(store.get(NS, JSON.parse(id, "id"), dev.weft.core.ReadMode.SINGLE)).isPresent();
+        }
+        assertThat(store.get(NS, JSON.parse("14", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+    }
+
+    @Test
+    void aBulkUpdateByFilterReadsAndLocksItsDocumentsInOneStatement() {
+        List<ObjectNode> docs = new ArrayList<>();
+        for (int i = 300; i < 340; i++) {
+            docs.add(obj("{\"_id\":" + i + ",\"a\":7,\"b\":" + i + "}"));
+        }
+        store.write(new WriteOp.InsertMany(NS, docs));
+        proxy.reset();
+        Update set = Update.parse(JSON.parse("{\"$set\":{\"c\":1}}", "update"), QueryLimits.defaults());
+        var filter = dev.weft.query.Filter.parse(JSON.parse("{\"a\":7}", "filter"), QueryLimits.defaults());
+        assertThat(store.write(new WriteOp.UpdateMany(NS, filter, set)).count()).isEqualTo(40);
+        // the plan's probe of index a_1, the candidates, the locked read of all 40, then their rows with
+        // COMMIT (was one locked read per document: 43)
+        List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
+        assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).as(writes.toString()).containsExactly(4);
+        assertThat(writes.getFirst().sent()).contains("= ANY(").contains("FOR UPDATE");
+        assertThat(store.write(new WriteOp.DeleteMany(NS, filter)).count()).isEqualTo(40);
+    }
+
+    @Test
     void aBulkInsertOfManyDocumentsIsOneRoundTrip() {
         List<ObjectNode> docs = new ArrayList<>();
         for (int i = 100; i < 300; i++) {

@@ -34,7 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
  * Issue 22: random $text searches (words, -words, phrases, case and diacritic sensitivity, the
  * language none) over random texts in a text index, after rewrites and deletes: the store's
  * answer in textScore order equals the evaluator's over every document, its count too, and each
- * is read from the text index. {@link #check} runs on any store.
+ * is read from the text index; ranked by the store (for a reader who sees every document), the
+ * same documents, each with the store's score, and a page of them cut from that order. {@link #check} runs on any store.
  */
 public class TextDifferentialTest {
     private static final String[] WORDS = {"coffee", "Coffee", "coffees", "shop", "shopping", "Shops", "café", "cafe",
@@ -101,10 +102,27 @@ public class TextDifferentialTest {
             String context = "seed=" + seed + " filter=" + JSON.text(text);
             assertThat(actual).as(context).isEqualTo(expected);
             assertThat(lastPlan.get()).as(context).startsWith("TEXT t ");
+            // ranked by the store (a reader who sees everything): the same documents in its own order, pages cut from it
+            List<String> ranked = rankedIds(store, ns, text, byScore, 0, 1000);
+            assertThat(ranked).as(context).containsExactlyInAnyOrderElementsOf(expected);
+            if (ranked.size() > 4) {
+                assertThat(rankedIds(store, ns, text, byScore, 2, 3)).as(context).isEqualTo(ranked.subList(2, 5));
+            }
             if (q % 10 == 0) {
                 assertThat(store.count(ns, Filter.parse(text, LIMITS))).as(context).isEqualTo(expected.size());
             }
         }
+    }
+
+    private static List<String> rankedIds(Store store, Namespace ns, ObjectNode text, Sort sort, long skip, long limit) {
+        Filter filter = Filter.parse(text, LIMITS);
+        filter.textSearch().orElseThrow().readerSeesEverything(true);
+        List<String> out = new ArrayList<>();
+        store.find(ns, new FindQuery(filter, sort, skip, limit, Optional.empty()), d -> {
+            assertThat(d.textScore()).isNotNaN();
+            out.add(JSON.text(JSON.parse(d.json(), "doc").get("_id")));
+        });
+        return out;
     }
 
     private String search() {

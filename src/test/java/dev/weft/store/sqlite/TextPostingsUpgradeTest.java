@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A text index kept in the former layout (terms as rows of a generic (key, id) table) is rebuilt
- * as the dialect's own postings (FTS5) when the store opens: searches and writes work on it.
+ * A text index kept in a former layout (terms as rows of a generic (key, id) table, or FTS5
+ * postings in one column) is rebuilt as the dialect's own postings (FTS5, a column per weight)
+ * when the store opens: searches and writes work on it.
  */
 class TextPostingsUpgradeTest {
     @TempDir
@@ -34,6 +35,19 @@ class TextPostingsUpgradeTest {
 
     @Test
     void aTextIndexOfTheFormerLayoutIsRebuiltOnOpen() throws Exception {
+        rebuiltOnOpenFrom(table -> List.of("DROP TABLE " + table + "_t", "DROP TABLE " + table,
+                "CREATE TABLE " + table + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID"));
+    }
+
+    /** Postings in one column {@code terms}, before the columns by weight (which bm25 weighs). */
+    @Test
+    void postingsWithoutColumnsByWeightAreRebuiltOnOpen() throws Exception {
+        rebuiltOnOpenFrom(table -> List.of("DROP TABLE " + table + "_t", "DELETE FROM " + table,
+                "CREATE VIRTUAL TABLE " + table + "_t USING fts5(terms, content='', contentless_delete=1,"
+                        + " tokenize=\"ascii tokenchars ''''\")"));
+    }
+
+    private void rebuiltOnOpenFrom(java.util.function.Function<String, List<String>> formerLayout) throws Exception {
         StoreTesting.assumeQueryImplemented();
         Namespace ns = new Namespace("txt", "c");
         String table;
@@ -50,9 +64,9 @@ class TextPostingsUpgradeTest {
                 rs.next();
                 table = "i" + rs.getLong(1);
             }
-            s.execute("DROP TABLE " + table + "_t");
-            s.execute("DROP TABLE " + table);
-            s.execute("CREATE TABLE " + table + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID");
+            for (String ddl : formerLayout.apply(table)) {
+                s.execute(ddl);
+            }
         }
         try (SqliteStore store = StoreTesting.open(dir)) {
             assertThat(ids(store, ns, "coffee")).containsExactly("1");

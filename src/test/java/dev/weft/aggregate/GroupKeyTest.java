@@ -1,0 +1,51 @@
+package dev.weft.aggregate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+class GroupKeyTest {
+    private static JsonNode json(String text) {
+        return Json.standard().mapper().readTree(text);
+    }
+
+    @Test
+    void valuesMongoDbCallsEqualAreEqualKeysWithEqualHashes() {
+        List<List<String>> same = List.of(
+                List.of("1", "1.0"),
+                List.of("3000000000", "3000000000.0"),
+                List.of("0", "-0.0", "0.0"),
+                List.of("null"),
+                List.of("{\"$oid\":\"5f0000000000000000000abc\"}", "{\"$oid\":\"5F0000000000000000000ABC\"}"),
+                List.of("{\"x\":[1,2.0]}", "{\"x\":[1.0,2]}"),
+                List.of("\"a\""));
+        for (List<String> group : same) {
+            GroupKey first = new GroupKey(json(group.getFirst()));
+            for (String other : group) {
+                GroupKey k = new GroupKey(json(other));
+                assertThat(k).as(other + " equals " + group.getFirst()).isEqualTo(first);
+                assertThat(k.hashCode()).as(other).isEqualTo(first.hashCode());
+            }
+        }
+    }
+
+    @Test
+    void missingIsTheNullKey() {
+        assertThat(new GroupKey(AggValues.orNull(null))).isEqualTo(new GroupKey(json("null")));
+    }
+
+    @Test
+    void differentValuesAreDifferentKeys() {
+        List<String> distinct = List.of("1", "2", "\"1\"", "true", "{\"x\":[2,1]}", "{\"x\":[1,2]}", "[1,2]",
+                "{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", "{\"$date\":0}", "null");
+        for (int i = 0; i < distinct.size(); i++) {
+            for (int j = 0; j < distinct.size(); j++) {
+                assertThat(new GroupKey(json(distinct.get(i))).equals(new GroupKey(json(distinct.get(j)))))
+                        .as(distinct.get(i) + " vs " + distinct.get(j)).isEqualTo(i == j);
+            }
+        }
+    }
+}
