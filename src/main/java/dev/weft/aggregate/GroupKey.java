@@ -8,9 +8,11 @@ import tools.jackson.databind.JsonNode;
  * A {@code $group} key as a hash map key: equal exactly when MongoDB's equality holds
  * ({@link Values#compare} is 0: {@code 1}, {@code 1L} and {@code 1.0} are one key, null and
  * missing are one), with a hash that agrees with it, so a group is found in one lookup instead of
- * a tree's comparisons of whole keys.
+ * a tree's comparisons of whole keys. Keys whose hashes collide (made so on purpose, say) share a
+ * bin that the map keeps as a tree ordered by {@link #compareTo}: a lookup then costs what the
+ * tree's did, never a walk of every colliding key.
  */
-final class GroupKey {
+final class GroupKey implements Comparable<GroupKey> {
     final JsonNode value;
     private final int hash;
 
@@ -27,6 +29,11 @@ final class GroupKey {
     @Override
     public int hashCode() {
         return hash;
+    }
+
+    @Override
+    public int compareTo(GroupKey other) {
+        return Values.compare(value, other.value);
     }
 
     /**

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 class GroupKeyTest {
+    private static final Json JSON = Json.standard();
+
     private static JsonNode json(String text) {
-        return Json.standard().mapper().readTree(text);
+        return JSON.mapper().readTree(text);
     }
 
     @Test
@@ -47,5 +49,22 @@ class GroupKeyTest {
                         .as(distinct.get(i) + " vs " + distinct.get(j)).isEqualTo(i == j);
             }
         }
+    }
+
+    @Test
+    void keysWhoseHashesCollideAreStillFoundApart() {
+        // "Aa" and "BB" have one String hash: 2^12 keys of six such pairs all share one hash
+        java.util.Map<GroupKey, Integer> groups = new java.util.HashMap<>();
+        for (int i = 0; i < 4096; i++) {
+            StringBuilder s = new StringBuilder();
+            for (int bit = 0; bit < 12; bit++) {
+                s.append((i >> bit & 1) == 0 ? "Aa" : "BB");
+            }
+            groups.put(new GroupKey(json("\"" + s + "\"")), i);
+        }
+        assertThat(groups).hasSize(4096);
+        assertThat(groups.keySet().stream().mapToInt(GroupKey::hashCode).distinct().count()).isEqualTo(1);
+        assertThat(groups.get(new GroupKey(json("\"" + "Aa".repeat(12) + "\"")))).isEqualTo(0);
+        assertThat(groups.get(new GroupKey(json("\"" + "BB".repeat(12) + "\"")))).isEqualTo(4095);
     }
 }
