@@ -64,6 +64,15 @@ public abstract class AbstractDocumentWrites<T, C> {
         }
     }
 
+    /**
+     * {@link #insertAll(Object, Object, List, List)} given the documents' text terms analyzed
+     * before the write ({@link WriteOp.EncodedInsert#textTerms}; an index not there is analyzed now).
+     */
+    protected void insertAll(T tx, C coll, List<ObjectNode> docs, List<byte[]> bodies,
+                             java.util.Map<dev.weft.query.TextIndex, List<List<String>>> textTerms) throws SQLException {
+        insertAll(tx, coll, docs, bodies);
+    }
+
     /** Replaces {@code old} by {@code doc}, keeping the index keys in step. */
     protected abstract void rewrite(T tx, C coll, ObjectNode old, ObjectNode doc, byte[] body) throws SQLException;
 
@@ -129,7 +138,7 @@ public abstract class AbstractDocumentWrites<T, C> {
     }
 
     private WriteResult insert(T tx, C coll, WriteOp.EncodedInsert op, List<ChangeEvent> events) throws SQLException {
-        insertAll(tx, coll, op.documents(), op.bodies());
+        insertAll(tx, coll, op.documents(), op.bodies(), op.textTerms());
         for (int i = 0; i < op.documents().size(); i++) {
             event(events, coll, Operation.INSERT, op.documents().get(i), op.bodies().get(i), null, null);
         }

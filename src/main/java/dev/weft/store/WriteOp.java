@@ -25,8 +25,22 @@ public sealed interface WriteOp {
      * transaction (for SQLite, its single writer) only stores them. All-or-nothing like InsertMany; {@code etag} is the last
      * document's.
      */
-    record EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag)
-            implements WriteOp {}
+    record EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag,
+                         java.util.Map<dev.weft.query.TextIndex, java.util.List<java.util.List<String>>> textTerms)
+            implements WriteOp {
+        public EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag) {
+            this(ns, documents, bodies, etag, java.util.Map.of());
+        }
+
+        /**
+         * The same insert with each document's terms for {@code textTerms}' indexes
+         * ({@link dev.weft.query.TextIndex#termsByWeight}, aligned with {@code documents}),
+         * analyzed on the caller's thread so that the single writer only stores postings.
+         */
+        public EncodedInsert withTextTerms(java.util.Map<dev.weft.query.TextIndex, java.util.List<java.util.List<String>>> terms) {
+            return new EncodedInsert(ns, documents, bodies, etag, terms);
+        }
+    }
 
     /**
      * Replace a whole document ({@code document} has the {@code _id}). {@code upsert} inserts

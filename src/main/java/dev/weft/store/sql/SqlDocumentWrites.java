@@ -4,16 +4,20 @@ import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
+import dev.weft.query.TextIndex;
 import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.DuplicateKey;
 import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -81,10 +85,44 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         insertAll(sql, coll, List.of(doc), List.of(body));
     }
 
-    /** The documents in one statement where the dialect can, then each index's keys. */
     @Override
     protected void insertAll(SqlConnection sql, Catalog.Coll coll, List<ObjectNode> docs, List<byte[]> bodies)
             throws SQLException {
+        insertAll(sql, coll, docs, bodies, Map.of());
+    }
+
+    /**
+     * {@code op} made ready on the calling thread ({@link #prepare(WriteOp)}) and, for an insert
+     * into a collection with a text index of the dialect's postings, its documents' terms
+     * analyzed now: tokenizing, folding and stemming are most of a text index's insert cost, and
+     * with one writer they would run on it.
+     */
+    WriteOp prepare(WriteOp op, Catalog.Coll coll) {
+        WriteOp ready = prepare(op);
+        if (coll == null || !(ready instanceof WriteOp.EncodedInsert insert)) {
+            return ready;
+        }
+        Map<TextIndex, List<List<String>>> terms = new HashMap<>();
+        for (Catalog.Index index : coll.indexes()) {
+            if (postings(index) != null) {
+                terms.put(index.spec().text(), analyze(index.spec().text(), insert.documents()));
+            }
+        }
+        return terms.isEmpty() ? ready : insert.withTextTerms(terms);
+    }
+
+    private static List<List<String>> analyze(TextIndex index, List<ObjectNode> docs) {
+        List<List<String>> terms = new ArrayList<>(docs.size());
+        for (ObjectNode doc : docs) {
+            terms.add(index.termsByWeight(doc));
+        }
+        return terms;
+    }
+
+    /** The documents in one statement where the dialect can, then each index's keys. */
+    @Override
+    protected void insertAll(SqlConnection sql, Catalog.Coll coll, List<ObjectNode> docs, List<byte[]> bodies,
+                             Map<TextIndex, List<List<String>>> textTerms) throws SQLException {
         List<byte[]> ids = new ArrayList<>(docs.size());
         for (ObjectNode doc : docs) {
             ids.add(key(doc.get("_id")));
@@ -98,9 +136,9 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         for (Catalog.Index index : coll.indexes()) {
             TextPostings postings = postings(index);
             if (postings != null) {
-                List<List<String>> terms = new ArrayList<>(docs.size());
-                for (ObjectNode doc : docs) {
-                    terms.add(index.spec().text().termsByWeight(doc));
+                List<List<String>> terms = textTerms.get(index.spec().text());
+                if (terms == null || terms.size() != docs.size()) {
+                    terms = analyze(index.spec().text(), docs);
                 }
                 postings.addAll(sql, index.table(), index.spec().text(), ids, terms);
                 continue;

@@ -429,6 +429,11 @@ public final class SqlEngine {
         return writes.prepare(op);
     }
 
+    /** {@link #prepare(WriteOp)}, with an insert's text terms analyzed for {@code coll}'s text index (null: none known). */
+    public WriteOp prepare(WriteOp op, Catalog.Coll coll) {
+        return writes.prepare(op, coll);
+    }
+
     /**
      * Applies one op inside the open transaction ({@code events} null when nobody listens). With
      * {@code savepoint}, the op runs in a savepoint of its own and a refused op (a client error,

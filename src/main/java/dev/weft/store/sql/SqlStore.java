@@ -61,7 +61,7 @@ public abstract class SqlStore extends AbstractStore<SqlConnection> {
 
     @Override
     public WriteOp prepare(WriteOp op) {
-        return engine.prepare(op);
+        return engine.prepare(op, catalog().colls().get(op.ns()));
     }
 
     /** The plan of the last query (for tests: which source answered). */
