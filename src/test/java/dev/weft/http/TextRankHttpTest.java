@@ -123,6 +123,33 @@ class TextRankHttpTest {
         }
     }
 
+    /** More equal scores than the store is first asked for (about twice the page): none is lost or repeated between pages. */
+    @Test
+    void aLongRunOfEqualScoresPagesByIdWithoutGapsOrRepeats() throws Exception {
+        try (TestServer weft = new TestServer()) {
+            weft.createCollection("db", "a");
+            assertThat(weft.put("/db/a/_indexes/t", "{\"keys\":{\"body\":\"text\"}}").statusCode()).isEqualTo(201);
+            // 150 equal documents, written from the highest _id down, and one that outranks them
+            StringBuilder equal = new StringBuilder("[");
+            for (int i = 150; i >= 1; i--) {
+                equal.append(i == 150 ? "" : ",").append(String.format("{\"_id\":\"d%03d\",\"body\":\"kettle desk chair\"}", i));
+            }
+            assertThat(weft.post("/db/a", equal.append(']').toString()).statusCode()).isEqualTo(200);
+            assertThat(weft.post("/db/a", "{\"_id\":\"top\",\"body\":\"kettle kettle kettle\"}").statusCode()).isEqualTo(201);
+            String filter = "/db/a?filter=" + q(search("kettle")) + SCORED;
+            List<String> paged = new ArrayList<>();
+            for (int page = 1; page <= 76; page++) {
+                paged.addAll(ranked(weft, filter + "&pagesize=2&page=" + page));
+            }
+            List<String> expected = new ArrayList<>(List.of("top"));
+            for (int i = 1; i <= 150; i++) {
+                expected.add(String.format("d%03d", i));
+            }
+            assertThat(paged).isEqualTo(expected);
+            assertThat(ranked(weft, filter + "&pagesize=3&page=34")).containsExactly("d099", "d100", "d101");
+        }
+    }
+
     @Test
     void aNarrowedReaderGetsOnlyItsDocumentsAndAScoreTheOthersDoNotMove() throws Exception {
         try (TestServer server = new TestServer()) {

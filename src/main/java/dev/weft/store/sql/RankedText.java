@@ -67,20 +67,12 @@ final class RankedText {
             return List.of();
         }
         RankedText read = new RankedText(sql, dialect, coll, time);
-        PreparedStatement ranked = postings.ranked(sql, index.table(), search.index(), terms);
         List<StoredDocument> out = new ArrayList<>();
         if (inRankOrder(sort)) {
-            long[] toSkip = {skip};
-            read.matches(ranked, matcher, (id, body, score) -> {
-                if (toSkip[0] > 0) {
-                    toSkip[0]--;
-                } else {
-                    out.add(new StoredDocument(body, score));
-                }
-                return out.size() < limit;
-            });
+            read.firstMatches(postings, index, search, terms, matcher, skip, limit, out);
             return out;
         }
+        PreparedStatement ranked = postings.ranked(sql, index.table(), search.index(), terms);
         TopK top = new TopK(sort, skip, limit, maxSortBytes);
         Map<byte[], Double> scores = new IdentityHashMap<>();
         read.matches(ranked, null, (id, body, score) -> {
@@ -96,6 +88,43 @@ final class RankedText {
             out.add(new StoredDocument(body, scores.get(body)));
         }
         return out;
+    }
+
+    /**
+     * The page in rank order from about the best {@code n} candidates ({@link TextPostings#top}),
+     * n twice the page at first and four times more each time the filter turned down so many
+     * that the page is not full and more candidates are left: the database keeps only the best n
+     * as it scores, and only those are joined to their ids and read.
+     */
+    private void firstMatches(TextPostings postings, Catalog.Index index, TextSearch search, List<String> terms,
+                              StoredMatcher matcher, long skip, long limit, List<StoredDocument> out) throws SQLException {
+        long[] toSkip = {skip};
+        Matches page = (id, body, score) -> {
+            if (toSkip[0] > 0) {
+                toSkip[0]--;
+            } else {
+                out.add(new StoredDocument(body, score));
+            }
+            return out.size() < limit;
+        };
+        int handed = 0;
+        for (long n = Math.max(2 * (skip + limit), BATCH); ; n *= 4) {
+            TextPostings.Top top = postings.top(sql, index.table(), search.index(), terms, (int) Math.min(n, Integer.MAX_VALUE));
+            List<TextPostings.Ranked> fresh = top.ranked().subList(Math.min(handed, top.ranked().size()), top.ranked().size());
+            List<byte[]> ids = new ArrayList<>(BATCH);
+            List<Double> scores = new ArrayList<>(BATCH);
+            for (TextPostings.Ranked r : fresh) {
+                ids.add(r.id());
+                scores.add(r.score());
+                if (ids.size() == BATCH && !batch(ids, scores, matcher, page)) {
+                    return;
+                }
+            }
+            if (!batch(ids, scores, matcher, page) || top.complete()) {
+                return;
+            }
+            handed = top.ranked().size();
+        }
     }
 
     /** Whether {@code sort} is the store's order: textScore, then (if at all) ascending _id. */

@@ -49,6 +49,36 @@ public interface TextPostings {
      */
     PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms) throws SQLException;
 
+    /** A document holding a term, by id, with its relevance score. */
+    record Ranked(byte[] id, double score) {}
+
+    /**
+     * A beginning of {@link #ranked}'s order: {@code ranked} holds its first documents (a whole
+     * group of equal scores, or none of it), {@code complete} when they are all the documents
+     * holding the terms.
+     */
+    record Top(List<Ranked> ranked, boolean complete) {}
+
+    /**
+     * About the first {@code n} of {@link #ranked}'s order ({@link Top}): fewer when the n-th ties
+     * with documents past it (never none while some are left), more when all n tie. A dialect may
+     * find them without reading every document's score out of the database.
+     */
+    default Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
+        PreparedStatement ps = ranked(sql, table, index, terms);
+        List<Ranked> out = new java.util.ArrayList<>();
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                double score = rs.getDouble(2);
+                if (out.size() >= n && score != out.getLast().score()) {
+                    return new Top(out, false);
+                }
+                out.add(new Ranked(rs.getBytes(1), score));
+            }
+        }
+        return new Top(out, true);
+    }
+
     /** Whether {@code table} has a column {@code column} (what {@link #outdated} looks at). */
     static boolean hasColumn(SqlConnection sql, String table, String column) throws SQLException {
         try (var st = sql.connection().createStatement(); var rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {

@@ -4,7 +4,9 @@ import dev.weft.query.TextIndex;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -91,14 +93,56 @@ final class Fts5Postings implements TextPostings {
     @Override
     public PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms)
             throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index) + ") s CROSS JOIN "
+                + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
+        ps.setString(1, (String) lookupArgs(terms).getFirst());
+        return ps;
+    }
+
+    /**
+     * The best {@code n} scores kept by SQLite's sorter as FTS5 hands the matches over (what
+     * FTS5's own {@code ORDER BY bm25 LIMIT n} costs); only those are joined to their ids and
+     * sorted by id within a score. The n-th's group of equal scores may be cut by the limit, so
+     * it is left out (fetched whole, by its score, when it is all there is).
+     */
+    @Override
+    public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
+        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
+                + " ORDER BY score DESC LIMIT ?) s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
+        best.setString(1, (String) lookupArgs(terms).getFirst());
+        best.setInt(2, n);
+        List<Ranked> out = rows(best);
+        if (out.size() < n) {
+            return new Top(out, true);
+        }
+        double last = out.getLast().score();
+        List<Ranked> above = out.stream().filter(r -> r.score() != last).toList();
+        if (!above.isEmpty()) {
+            return new Top(above, false);
+        }
+        PreparedStatement tied = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index) + ") s CROSS JOIN "
+                + table + " m ON m.n = s.rowid WHERE s.score = ? ORDER BY m.id");
+        tied.setString(1, (String) lookupArgs(terms).getFirst());
+        tied.setDouble(2, last);
+        return new Top(rows(tied), false);
+    }
+
+    /** The matches' rowids and scores: FTS5's bm25, each column weighted by its class, negated so that higher is better. */
+    private static String scored(String table, TextIndex index) {
         StringBuilder weights = new StringBuilder();
         for (int weight : index.weightClasses()) {
             weights.append(", ").append(weight).append(".0");
         }
-        PreparedStatement ps = sql.prepare("SELECT m.id, -bm25(" + table + "_t" + weights + ") AS score FROM " + table
-                + "_t CROSS JOIN " + table + " m ON m.n = " + table + "_t.rowid WHERE " + table + "_t MATCH ?"
-                + " ORDER BY score DESC, m.id");
-        ps.setString(1, (String) lookupArgs(terms).getFirst());
-        return ps;
+        return "SELECT rowid, -bm25(" + table + "_t" + weights + ") AS score FROM " + table + "_t WHERE " + table + "_t MATCH ?";
+    }
+
+    private static List<Ranked> rows(PreparedStatement ps) throws SQLException {
+        List<Ranked> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Ranked(rs.getBytes(1), rs.getDouble(2)));
+            }
+        }
+        return out;
     }
 }

@@ -1,0 +1,128 @@
+package dev.weft.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.query.TextIndex;
+import dev.weft.query.TextLanguage;
+import dev.weft.store.sql.SqlConnection;
+import dev.weft.store.sql.TextPostings;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Fts5Postings#top}, FTS5 keeping only the best n scores, against every match read in
+ * {@link TextPostings#ranked}'s order: a beginning of that order (same ids, order and scores),
+ * cut only between two scores, for random postings over two weight classes, after deletes, for
+ * terms asked once or twice and pages small and large.
+ */
+class Fts5TopTest {
+    private static final TextIndex INDEX = new TextIndex(Map.of("title", 10, "body", 1), TextLanguage.ENGLISH, "language");
+    private static final String[] WORDS = {"a", "b", "c", "d", "e", "f", "g", "h", "rare", "x'y"};
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theBoundedTopKIsFts5sOwnOrderAndScores() throws SQLException {
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        Random random = new Random(seed);
+        Fts5Postings postings = new Fts5Postings();
+        try (Connection c = open(postings)) {
+            SqlConnection sql = new SqlConnection(c);
+            for (int i = 0; i < 600; i++) {
+                postings.add(sql, "ix", INDEX, id(i), List.of(words(random, random.nextInt(4)), words(random, random.nextInt(30))));
+            }
+            for (int i = 0; i < 600; i += 1 + random.nextInt(9)) {
+                postings.remove(sql, "ix", id(i));
+            }
+            c.commit(); // FTS5 writes its totals at commit; before, top falls back to scoring every document
+            for (int q = 0; q < 200; q++) {
+                List<String> terms = new ArrayList<>();
+                for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                    terms.add(WORDS[random.nextInt(WORDS.length)]);
+                }
+                int n = 1 + random.nextInt(random.nextBoolean() ? 5 : 300);
+                List<TextPostings.Ranked> expected = everyDocumentScored(postings, sql, terms);
+                TextPostings.Top top = postings.top(sql, "ix", INDEX, terms, n);
+                List<TextPostings.Ranked> actual = top.ranked();
+                String context = "seed=" + seed + " terms=" + terms + " n=" + n;
+                assertThat(top.complete()).as(context).isEqualTo(expected.size() < n);
+                assertThat(ids(actual)).as(context).isEqualTo(ids(expected.subList(0, actual.size())));
+                assertThat(actual.stream().map(TextPostings.Ranked::score).toList()).as(context)
+                        .isEqualTo(expected.subList(0, actual.size()).stream().map(TextPostings.Ranked::score).toList());
+                if (!top.complete()) {
+                    assertThat(actual).as(context).isNotEmpty();
+                    assertThat(expected.get(actual.size()).score()).as(context).isLessThan(actual.getLast().score());
+                    assertThat(actual.size() <= n || actual.getFirst().score() == actual.getLast().score()).as(context).isTrue();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aGroupOfEqualScoresIsNeverCut() throws SQLException {
+        Fts5Postings postings = new Fts5Postings();
+        try (Connection c = open(postings)) {
+            SqlConnection sql = new SqlConnection(c);
+            for (int i = 999; i >= 0; i--) {
+                postings.add(sql, "ix", INDEX, id(i), List.of(i % 100 == 0 ? "rare" : "a", "rare b c d e f g h"));
+            }
+            c.commit();
+            // the ten with the word in the title tie: asked for 5, all ten, by id; asked for 12, the ten alone
+            assertThat(ids(postings.top(sql, "ix", INDEX, List.of("rare"), 5).ranked()))
+                    .containsExactly("000", "100", "200", "300", "400", "500", "600", "700", "800", "900");
+            TextPostings.Top twelve = postings.top(sql, "ix", INDEX, List.of("rare"), 12);
+            assertThat(ids(twelve.ranked())).hasSize(10).endsWith("900");
+            assertThat(twelve.complete()).isFalse();
+            assertThat(postings.top(sql, "ix", INDEX, List.of("rare"), 1001).ranked()).hasSize(1000);
+            assertThat(postings.top(sql, "ix", INDEX, List.of("rare"), 1001).complete()).isTrue();
+        }
+    }
+
+    private static List<String> ids(List<TextPostings.Ranked> ranked) {
+        return ranked.stream().map(r -> new String(r.id(), StandardCharsets.UTF_8)).toList();
+    }
+
+    private Connection open(Fts5Postings postings) throws SQLException {
+        Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"));
+        for (String ddl : postings.create("ix", INDEX)) {
+            c.createStatement().execute(ddl);
+        }
+        c.setAutoCommit(false); // the postings written in one transaction, read back in it
+        return c;
+    }
+
+    /** Every match in {@link TextPostings#ranked}'s order. */
+    private static List<TextPostings.Ranked> everyDocumentScored(Fts5Postings postings, SqlConnection sql, List<String> terms)
+            throws SQLException {
+        List<TextPostings.Ranked> out = new ArrayList<>();
+        try (ResultSet rs = postings.ranked(sql, "ix", INDEX, terms).executeQuery()) {
+            while (rs.next()) {
+                out.add(new TextPostings.Ranked(rs.getBytes(1), rs.getDouble(2)));
+            }
+        }
+        return out;
+    }
+
+    private static byte[] id(int i) {
+        return String.format("%03d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String words(Random random, int n) {
+        StringBuilder s = new StringBuilder();
+        for (int k = 0; k < n; k++) {
+            s.append(k > 0 ? " " : "").append(WORDS[random.nextInt(WORDS.length)]);
+        }
+        return s.toString();
+    }
+}
