@@ -164,6 +164,28 @@ final class TsvectorPostings implements TextPostings {
     @Override
     public PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms)
             throws SQLException {
+        return ranked(sql, table, index, terms, "");
+    }
+
+    /**
+     * The first {@code n} of {@link #ranked}'s order: its order is total (score, then id), so
+     * PostgreSQL keeps only the best n as it scores (a top-N heap sort) and any cut is a
+     * beginning of it.
+     */
+    @Override
+    public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
+        PreparedStatement ps = ranked(sql, table, index, terms, " LIMIT " + n);
+        List<Ranked> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Ranked(rs.getBytes(1), rs.getDouble(2)));
+            }
+        }
+        return new Top(out, out.size() < n);
+    }
+
+    private PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms, String limit)
+            throws SQLException {
         double documents = documents(sql, table);
         StringBuilder score = new StringBuilder();
         String weights = labelWeights(index);
@@ -176,7 +198,7 @@ final class TsvectorPostings implements TextPostings {
             idf[i] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
         }
         PreparedStatement ps = sql.prepare("SELECT id, " + score + " AS score FROM " + table + " WHERE words @@ ?::tsquery"
-                + " ORDER BY score DESC, id");
+                + " ORDER BY score DESC, id" + limit);
         int p = 1;
         for (int i = 0; i < idf.length; i++) {
             ps.setDouble(p++, idf[i]);

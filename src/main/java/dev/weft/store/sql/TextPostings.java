@@ -53,16 +53,16 @@ public interface TextPostings {
     record Ranked(byte[] id, double score) {}
 
     /**
-     * A beginning of {@link #ranked}'s order: {@code ranked} holds its first documents (a whole
-     * group of equal scores, or none of it), {@code complete} when they are all the documents
-     * holding the terms.
+     * A beginning of {@link #ranked}'s order: {@code ranked} holds its first documents,
+     * {@code complete} when they are all the documents holding the terms.
      */
     record Top(List<Ranked> ranked, boolean complete) {}
 
     /**
-     * About the first {@code n} of {@link #ranked}'s order ({@link Top}): fewer when the n-th ties
-     * with documents past it (never none while some are left), more when all n tie. A dialect may
-     * find them without reading every document's score out of the database.
+     * About the first {@code n} of {@link #ranked}'s order ({@link Top}), never none while some
+     * are left: a dialect whose database cannot keep ties in that order past a limit returns
+     * fewer (up to the n-th's group of equal scores) or more (the whole group). A dialect may find
+     * them without reading every document's score out of the database.
      */
     default Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
         PreparedStatement ps = ranked(sql, table, index, terms);
