@@ -35,5 +35,44 @@ public interface TrigramPostings {
      * Documents holding the trigram {@code gram} (or, for {@link Trigrams#OVERFLOW}, the documents
      * too long to index), counted up to {@code cap}: the planner's estimate.
      */
-    long count(SqlConnection sql, String table, byte[] gram, long cap) throws SQLException;
+    default long count(SqlConnection sql, String table, byte[] gram, long cap) throws SQLException {
+        boolean overflow = java.util.Arrays.equals(gram, Trigrams.OVERFLOW);
+        java.sql.PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM "
+                + (overflow ? overflowed(table) : holding(table)) + " LIMIT ?) c");
+        int p = 1;
+        if (!overflow) {
+            ps.setString(p++, term(gram));
+        }
+        ps.setLong(p, cap);
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The FROM and WHERE of the documents too long to index. */
+    String overflowed(String table);
+
+    /** The FROM and WHERE of the documents holding one trigram, {@link #term} its one parameter. */
+    String holding(String table);
+
+    /** A trigram as {@link #holding}'s parameter. */
+    String term(byte[] gram);
+
+    /** A query as an expression: each trigram as {@code gram} writes it, an AND or OR of parts in parentheses. */
+    static String expression(Trigrams.Query query, java.util.function.Function<byte[], String> gram) {
+        return switch (query) {
+            case Trigrams.Gram g -> gram.apply(g.key());
+            case Trigrams.All a -> join(a.parts(), " AND ", gram);
+            case Trigrams.Any o -> join(o.parts(), " OR ", gram);
+        };
+    }
+
+    private static String join(List<Trigrams.Query> parts, String op, java.util.function.Function<byte[], String> gram) {
+        StringBuilder s = new StringBuilder("(");
+        for (Trigrams.Query part : parts) {
+            s.append(s.length() > 1 ? op : "").append(expression(part, gram));
+        }
+        return s.append(')').toString();
+    }
 }

@@ -115,41 +115,27 @@ final class Fts5Trigrams implements TrigramPostings {
     @Override
     public Lookup lookup(String table, Trigrams.Query query) {
         return new Lookup("SELECT m.id FROM " + table + "_t CROSS JOIN " + table + " m ON m.n = " + table + "_t.rowid WHERE "
-                + table + "_t MATCH ? UNION ALL SELECT id FROM " + table + " WHERE n < 0", List.of(match(query)));
+                + table + "_t MATCH ? UNION ALL SELECT id FROM " + overflowed(table), List.of(match(query)));
     }
 
     @Override
-    public long count(SqlConnection sql, String table, byte[] gram, long cap) throws SQLException {
-        boolean overflow = java.util.Arrays.equals(gram, Trigrams.OVERFLOW);
-        PreparedStatement ps = sql.prepare(overflow
-                ? "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE n < 0 LIMIT ?)"
-                : "SELECT count(*) FROM (SELECT 1 FROM " + table + "_t WHERE " + table + "_t MATCH ? LIMIT ?)");
-        int p = 1;
-        if (!overflow) {
-            ps.setString(p++, phrase(gram));
-        }
-        ps.setLong(p, cap);
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
+    public String overflowed(String table) {
+        return table + " WHERE n < 0";
     }
 
-    /** The FTS5 query of a lookup: each trigram a phrase, an AND or OR in parentheses. */
+    @Override
+    public String holding(String table) {
+        return table + "_t WHERE " + table + "_t MATCH ?";
+    }
+
+    @Override
+    public String term(byte[] gram) {
+        return phrase(gram);
+    }
+
+    /** The FTS5 query of a lookup: each trigram a phrase. */
     static String match(Trigrams.Query query) {
-        return switch (query) {
-            case Trigrams.Gram g -> phrase(g.key());
-            case Trigrams.All a -> join(a.parts(), " AND ");
-            case Trigrams.Any o -> join(o.parts(), " OR ");
-        };
-    }
-
-    private static String join(List<Trigrams.Query> parts, String op) {
-        StringBuilder s = new StringBuilder("(");
-        for (Trigrams.Query part : parts) {
-            s.append(s.length() > 1 ? op : "").append(match(part));
-        }
-        return s.append(')').toString();
+        return TrigramPostings.expression(query, Fts5Trigrams::phrase);
     }
 
     /** A trigram as an FTS5 string: in double quotes, a double quote doubled. */
