@@ -59,11 +59,32 @@ class TrigramPostingsUpgradeTest {
             assertThat(store.lastPlan().description()).startsWith("TRIGRAMS");
             store.write(new WriteOp.InsertMany(ns, List.of(obj("{\"_id\":3,\"u\":\"svn.apache.org\"}"))));
             assertThat(ids(store, ns, "apache")).containsExactlyInAnyOrder("1", "3");
+            assertThat(tables(table)).isEqualTo(List.of(table, table + "_t"));
+            assertThat(number("SELECT count(*) FROM " + table + " WHERE n > 0")).isEqualTo(3);
+            // dropped with the index: its tables and FTS5's own
+            store.dropIndex(ns, "u_tri");
+            assertThat(tables(table)).isEmpty();
         }
+    }
+
+    /** The tables named {@code table} or {@code table_t} (FTS5's shadow tables left out). */
+    private List<String> tables(String table) throws Exception {
+        List<String> names = new ArrayList<>();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("weft.db"));
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table + " WHERE n > 0")) {
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE name IN ('"
+                     + table + "', '" + table + "_t') ORDER BY name")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private long number(String sql) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("weft.db"));
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
-            assertThat(rs.getLong(1)).isEqualTo(3);
+            return rs.getLong(1);
         }
     }
 
