@@ -151,7 +151,11 @@ public final class Trigrams {
         grams[0] += n - 2;
     }
 
-    /** Whether the strings of {@code text} (cut at {@link #SEPARATOR}) hold more than {@code max} distinct trigrams. */
+    /**
+     * Whether the strings of {@code text} (cut at {@link #SEPARATOR}) hold more than {@code max}
+     * distinct trigrams. A string's own line feeds cut it too: the bound may then be passed by a
+     * few trigrams, which changes what the index holds, never an answer.
+     */
     private static boolean distinctOver(String text, int max) {
         java.util.HashSet<Long> seen = new java.util.HashSet<>();
         for (String s : text.split(String.valueOf(SEPARATOR), -1)) {
