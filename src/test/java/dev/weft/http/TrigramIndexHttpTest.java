@@ -76,6 +76,11 @@ class TrigramIndexHttpTest {
             assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"apache\\\\.\"}}", "&hint=url"))
                     .isEqualTo("[{\"_id\":3},{\"_id\":5},{\"_id\":6},{\"_id\":7},{\"_id\":9}]");
             assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"example\"}}", "&hint=url")).isEqualTo("[]");
+            // LIKE's wildcards in a literal (PostgreSQL's lookup escapes them); FTS5 quotes each trigram
+            assertThat(weft.post("/db/c", "{\"_id\":11,\"links\":{\"url\":\"to 100%_ ok\"}}").statusCode()).isEqualTo(201);
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"0%_ o\"}}", "&hint=url")).isEqualTo("[{\"_id\":11}]");
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"0x_ \"}}", "&hint=url")).isEqualTo("[]");
+            assertThat(weft.delete("/db/c/11?id_type=NUMBER").statusCode()).isEqualTo(204);
             assertThat(weft.delete("/db/c/7?id_type=NUMBER").statusCode()).isEqualTo(204);
             assertThat(weft.delete("/db/c/9?id_type=NUMBER").statusCode()).isEqualTo(204);
             assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"apache\\\\.\"}}", "")).isEqualTo("[{\"_id\":3},{\"_id\":5},{\"_id\":6}]");
