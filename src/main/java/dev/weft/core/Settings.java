@@ -109,7 +109,7 @@ public record Settings(
             Setting.integer("regex-cache-entries", 1000, 0, 1_000_000, "compiled $regex patterns remembered, so that a query asked again is not compiled again; 0: none"),
             Setting.longValue("query-timeout-ms", 30_000, 1, 24 * 3_600_000L, "longest a find, count or bulk write's search may read and evaluate, 503 past it; a request's maxTimeMS may only lower it"),
             Setting.longValue("max-sort-bytes", 32L << 20, 1024, Long.MAX_VALUE, "stored bytes of the skip+limit documents an unindexed sort keeps in memory, 400 past it").showing("32 MiB"),
-            Setting.longValue("trigram-probe-cap", 10_000, 1, 100_000_000, "most index rows counted to estimate a trigram lookup's candidates; at or past it (or past 1/8 of the collection) a regex is answered by the scan unless hinted"),
+            Setting.longValue("trigram-probe-cap", 10_000, 1, 100_000_000, "most documents counted per trigram (FTS5 or pg_trgm postings) to estimate a trigram lookup's candidates; at or past it (or past 1/8 of the collection) a regex is answered by the scan unless hinted"),
             Setting.longValue("plan-probe-cache-ms", 1_000, 0, 3_600_000, "how long the planner's key counts (which index a query reads) are reused for the same ranges; 0: counted for every query"),
             Setting.integer("plan-probe-cache-entries", 10_000, 1, 10_000_000, "most key counts of the planner remembered"),
             Setting.optional("cursor-secret", v -> v, "key of keyset cursor tokens (after=), shared by every node; none: random per process, tokens die with it; prefer WEFT_CURSOR_SECRET"),

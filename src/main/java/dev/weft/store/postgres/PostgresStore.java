@@ -132,6 +132,7 @@ public final class PostgresStore extends SqlStore {
                     + " UNIQUE(coll, name))");
             PgEventLog.createSchema(s);
             PgWrites.createSchema(s);
+            ((PostgresDialect) engine.dialect()).installTrigrams(s);
             engine.rebuildOldTextIndexes(new dev.weft.store.sql.SqlConnection(c), Catalog.load(c, json));
             c.commit();
         } catch (SQLException e) {
