@@ -107,7 +107,8 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.known = new KnownDocuments(settings.pgKnownDocumentsBytes());
-        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known);
+        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known, settings.pgGroupWriters(),
+                settings.pgGroupQueueLength(), settings.pgGroupMax());
         this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
@@ -306,6 +307,20 @@ public final class PostgresStore extends SqlStore {
 
     // --- for tests -----------------------------------------------------------------------
 
+    /** Transactions group commit committed, and the writes in them (0, 0 without group commit). */
+    public long groupCommits() {
+        return writes.group() == null ? 0 : writes.group().commits();
+    }
+
+    public long groupedWrites() {
+        return writes.group() == null ? 0 : writes.group().committedWrites();
+    }
+
+    /** Runs {@code hook} in each group's transaction just before its commit burst. */
+    void beforeGroupCommit(PgGroupWriter.BeforeCommit hook) {
+        writes.group().beforeCommit(hook);
+    }
+
     public long plans() {
         return engine.plans();
     }
@@ -324,6 +339,9 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        if (writes.group() != null) {
+            writes.group().close();
+        }
         parallelScans.close();
         txns.close();
         catalog.close();
