@@ -158,7 +158,7 @@ public record Settings(
             Setting.longValue("pg-timeout-ms", 5_000, 1_000, 600_000, "longest wait for a PostgreSQL connection before 503"),
             Setting.longValue("pg-startup-wait-ms", 30_000, 0, 3_600_000, "how long a starting Weft waits for the PostgreSQL primary"),
             Setting.longValue("pg-statement-timeout-ms", 30_000, 100, 24 * 3_600_000L, "longest PostgreSQL statement (statement_timeout) before 503"),
-            Setting.integer("pg-group-writers", 2, 0, 64, "PostgreSQL group commit: writer threads that each commit many requests' single-document writes in one transaction (one WAL flush); 0: every write commits alone"),
+            Setting.integer("pg-group-writers", 1, 0, 64, "PostgreSQL group commit: writer threads that each commit many requests' single-document writes in one transaction (one WAL flush); 0: every write commits alone"),
             Setting.integer("pg-group-queue-length", 10_000, 1, Integer.MAX_VALUE, "single-document writes waiting for a PostgreSQL group writer before new ones get 503"),
             Setting.integer("pg-group-max", 64, 1, 100_000, "most writes one PostgreSQL group commits together"),
             Setting.longValue("pg-known-documents-bytes", 32L << 20, 0, Long.MAX_VALUE, "stored bytes of the documents a node last wrote or read that a replace, update or delete on PostgreSQL may assume (checked in its transaction) to be one round trip; 0 reads every one first").showing("32 MiB"),

@@ -71,7 +71,11 @@ final class PgGroupWriter implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong committedWrites = new AtomicLong();
+    private final AtomicLong rolledBackWrites = new AtomicLong();
     private volatile BeforeCommit beforeCommit = (c, n) -> {};
+    /** Tests: the next group waits for this many writes (or {@link #gatherUntil}) before it starts. */
+    private volatile int gather;
+    private volatile long gatherUntil;
     private volatile boolean closing;
 
     PgGroupWriter(DataSource pool, PgCatalog catalog, SqlEngine engine, KnownDocuments known, PgWrites writes,
@@ -142,6 +146,11 @@ final class PgGroupWriter implements AutoCloseable {
         return committedWrites.get();
     }
 
+    /** Writes that failed inside a group, undone to their savepoint and handed back (for tests). */
+    long rolledBackWrites() {
+        return rolledBackWrites.get();
+    }
+
     void beforeCommit(BeforeCommit hook) {
         beforeCommit = hook;
     }
@@ -162,6 +171,7 @@ final class PgGroupWriter implements AutoCloseable {
                 continue;
             }
             group.add(first);
+            awaitGather(queue);
             queue.drainTo(group, groupMax - 1);
             if (group.size() == 1) { // alone it is one round trip on its request's thread, as before
                 first.done().complete(null);
@@ -175,6 +185,23 @@ final class PgGroupWriter implements AutoCloseable {
             }
             group.clear();
         }
+    }
+
+    /** Makes the next group wait for {@code writes} writes, at most {@code maxMs} (for tests). */
+    void gather(int writes, long maxMs) {
+        gatherUntil = System.currentTimeMillis() + maxMs;
+        gather = writes;
+    }
+
+    private void awaitGather(BlockingQueue<Task> queue) {
+        while (gather > 0 && queue.size() + 1 < gather && System.currentTimeMillis() < gatherUntil) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
+        gather = 0;
     }
 
     private void run(List<Task> group) {
@@ -249,6 +276,7 @@ final class PgGroupWriter implements AutoCloseable {
         }
         changes.subList(mark, changes.size()).clear();
         sql.rollbackTo(SAVEPOINT);
+        rolledBackWrites.incrementAndGet();
         return null;
     }
 

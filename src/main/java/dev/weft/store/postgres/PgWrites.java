@@ -76,9 +76,13 @@ final class PgWrites {
     /** The writers grouping single-document writes (null: every write is a transaction of its own). */
     private final PgGroupWriter group;
 
-    /** {@code writers}, {@code queueLength}, {@code groupMax}: {@link PgGroupWriter}'s (no writer: no group commit). */
+    /**
+     * {@code writers}, {@code queueLength}, {@code groupMax}: {@link PgGroupWriter}'s (no writer: no
+     * group commit), its connections from {@code groupPool}.
+     */
     PgWrites(DataSource pool, PgCatalog catalog, SqlEngine engine, PgEventLog events, WriteNotifier notifier,
-             Consumer<Namespace> bump, KnownDocuments known, int writers, int queueLength, int groupMax) {
+             Consumer<Namespace> bump, KnownDocuments known, DataSource groupPool, int writers, int queueLength,
+             int groupMax) {
         this.pool = pool;
         this.known = known;
         this.catalog = catalog;
@@ -86,7 +90,7 @@ final class PgWrites {
         this.events = events;
         this.notifier = notifier;
         this.bump = bump;
-        this.group = writers == 0 ? null : new PgGroupWriter(pool, catalog, engine, known, this, writers, queueLength, groupMax);
+        this.group = writers == 0 ? null : new PgGroupWriter(groupPool, catalog, engine, known, this, writers, queueLength, groupMax);
     }
 
     /** The group writers, if any (for tests and close). */

@@ -109,7 +109,7 @@ class PgGroupCommitTest {
     @Test
     void aConnectionKilledBeforeTheGroupCommitsAcknowledgesNothingOfThatGroup() throws Exception {
         AtomicInteger killedGroup = new AtomicInteger();
-        firstGroupWaits((c, n) -> {
+        store.beforeGroupCommit((c, n) -> {
             if (killedGroup.compareAndSet(0, n)) {
                 int pid = c.unwrap(org.postgresql.PGConnection.class).getBackendPID();
                 admin("SELECT pg_terminate_backend(" + pid + ")");
