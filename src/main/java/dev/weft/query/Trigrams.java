@@ -88,6 +88,88 @@ public final class Trigrams {
         return keys;
     }
 
+    /**
+     * What a trigram index holds of one document: its strings at the path (array elements
+     * included), each folded as the keys are and joined by {@link #SEPARATOR}, for a store that
+     * cuts the trigrams itself (SQLite's FTS5 {@code trigram} tokenizer, PostgreSQL's
+     * {@code pg_trgm}); or {@link Indexed#overflow()} past {@link #MAX_KEYS_PER_DOCUMENT}
+     * distinct trigrams; or null when it holds no string of three characters or more.
+     */
+    public static Indexed indexed(JsonNode doc, String path) {
+        StringBuilder text = new StringBuilder();
+        long[] grams = {0};
+        Path.of(path).walk(doc, leaf -> {
+            if (leaf != null && leaf.isArray()) {
+                for (JsonNode element : leaf) {
+                    append(element, text, grams);
+                }
+            } else {
+                append(leaf, text, grams);
+            }
+            return false;
+        });
+        if (text.isEmpty()) {
+            return null;
+        }
+        if (grams[0] > MAX_KEYS_PER_DOCUMENT && distinctOver(text.toString(), MAX_KEYS_PER_DOCUMENT)) {
+            return Indexed.OVERFLOW_DOCUMENT;
+        }
+        return new Indexed(text.toString());
+    }
+
+    /**
+     * Between two strings of one document in its {@link #indexed} text. The trigrams that span it
+     * are not any string's: they can only make a document a candidate for a literal holding a
+     * line feed, and the regex then rejects it.
+     */
+    public static final char SEPARATOR = '\n';
+
+    /** A document's text in a trigram index; a null text is {@link #overflow()}. */
+    public record Indexed(String text) {
+        static final Indexed OVERFLOW_DOCUMENT = new Indexed(null);
+
+        /** Too many distinct trigrams to index: a candidate of every lookup. */
+        public boolean overflow() {
+            return text == null;
+        }
+    }
+
+    /** Appends a string of three code points or more, folded; counts its trigrams in {@code grams[0]}. */
+    private static void append(JsonNode value, StringBuilder text, long[] grams) {
+        if (value == null || !value.isString()) {
+            return;
+        }
+        String s = value.stringValue();
+        int n = s.codePointCount(0, s.length());
+        if (n < 3) {
+            return;
+        }
+        if (!text.isEmpty()) {
+            text.append(SEPARATOR);
+        }
+        s.codePoints().forEach(cp -> text.appendCodePoint(Character.toLowerCase(cp)));
+        grams[0] += n - 2;
+    }
+
+    /**
+     * Whether the strings of {@code text} (cut at {@link #SEPARATOR}) hold more than {@code max}
+     * distinct trigrams. A string's own line feeds cut it too: the bound may then be passed by a
+     * few trigrams, which changes what the index holds, never an answer.
+     */
+    private static boolean distinctOver(String text, int max) {
+        java.util.HashSet<Long> seen = new java.util.HashSet<>();
+        for (String s : text.split(String.valueOf(SEPARATOR), -1)) {
+            int[] cps = s.codePoints().toArray();
+            for (int i = 0; i + 3 <= cps.length; i++) {
+                // three code points of 21 bits each fit one long
+                if (seen.add(((long) cps[i] << 42) | ((long) cps[i + 1] << 21) | cps[i + 2]) && seen.size() > max) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Adds the trigrams of a string value; true once there are more than {@code maxKeys}. */
     private static boolean add(JsonNode value, TreeSet<byte[]> keys, int maxKeys) {
         if (value == null || !value.isString()) {

@@ -56,6 +56,33 @@ class TrigramIndexHttpTest {
             assertThat(weft.delete("/db/c/2?id_type=NUMBER").statusCode()).isEqualTo(204);
             assertThat(weft.send("POST", "/db/c", "{\"_id\":6,\"links\":{\"url\":\"https://apache.org/x\"}}\n",
                     "Content-Type", "application/x-ndjson").statusCode()).isEqualTo(200);
+            // in a transaction: its documents are looked up once it commits, and an aborted one's never
+            String location = weft.post("/_sessions", null).headers().firstValue("Location").orElseThrow();
+            String sid = location.substring(location.length() - 36);
+            String committed = txn(weft, sid);
+            assertThat(weft.post("/db/c?sid=" + sid + "&txn=" + committed, "{\"_id\":7,\"links\":{\"url\":\"apache.com\"}}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(weft.patch("/_sessions/" + sid + "/_txns/" + committed, null).statusCode()).isEqualTo(200);
+            String aborted = txn(weft, sid);
+            assertThat(weft.post("/db/c?sid=" + sid + "&txn=" + aborted, "{\"_id\":8,\"links\":{\"url\":\"apache.de\"}}")
+                    .statusCode()).isEqualTo(201);
+            assertThat(weft.delete("/_sessions/" + sid + "/_txns/" + aborted).statusCode()).isEqualTo(204);
+            // a string with too many distinct trigrams to index is a candidate of every lookup
+            StringBuilder longUrl = new StringBuilder("https://");
+            for (int i = 0; i < 12_000; i++) {
+                longUrl.appendCodePoint(0x4e00 + (i * 7919) % 20_000);
+            }
+            assertThat(weft.post("/db/c", "{\"_id\":9,\"links\":{\"url\":\"" + longUrl + "/apache.\"}}").statusCode()).isEqualTo(201);
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"apache\\\\.\"}}", "&hint=url"))
+                    .isEqualTo("[{\"_id\":3},{\"_id\":5},{\"_id\":6},{\"_id\":7},{\"_id\":9}]");
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"example\"}}", "&hint=url")).isEqualTo("[]");
+            // LIKE's wildcards in a literal (PostgreSQL's lookup escapes them); FTS5 quotes each trigram
+            assertThat(weft.post("/db/c", "{\"_id\":11,\"links\":{\"url\":\"to 100%_ ok\"}}").statusCode()).isEqualTo(201);
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"0%_ o\"}}", "&hint=url")).isEqualTo("[{\"_id\":11}]");
+            assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"0x_ \"}}", "&hint=url")).isEqualTo("[]");
+            assertThat(weft.delete("/db/c/11?id_type=NUMBER").statusCode()).isEqualTo(204);
+            assertThat(weft.delete("/db/c/7?id_type=NUMBER").statusCode()).isEqualTo(204);
+            assertThat(weft.delete("/db/c/9?id_type=NUMBER").statusCode()).isEqualTo(204);
             assertThat(ids(weft, "{\"links.url\":{\"$regex\":\"apache\\\\.\"}}", "")).isEqualTo("[{\"_id\":3},{\"_id\":5},{\"_id\":6}]");
             assertThat(weft.get("/db/c?count&pagesize=0&filter=" + q("{\"links.url\":{\"$regex\":\"apache\"}}"))
                     .headers().firstValue("X-Total-Count")).hasValue("3");
@@ -66,6 +93,11 @@ class TrigramIndexHttpTest {
             weft.createCollection("db", "c");
             assertThat(weft.get("/db/c/_indexes").body()).doesNotContain("trigram");
         }
+    }
+
+    private static String txn(TestServer weft, String sid) throws Exception {
+        String location = weft.post("/_sessions/" + sid + "/_txns", null).headers().firstValue("Location").orElseThrow();
+        return location.substring(location.lastIndexOf('/') + 1);
     }
 
     @Test
@@ -98,6 +130,10 @@ class TrigramIndexHttpTest {
             HttpResponse<String> mine = send(server, "alice", "GET", "/db/notes?filter=" + q("{\"text\":{\"$regex\":\"shared\"}}"), null);
             assertThat(mine.statusCode()).isEqualTo(200);
             assertThat(mine.body()).contains("\"a1\"").doesNotContain("\"b1\"", "bob");
+            // answered from the trigram index (hinted): still only what the rule allows
+            HttpResponse<String> hinted = send(server, "alice", "GET", "/db/notes?hint=t&filter=" + q("{\"text\":{\"$regex\":\"shared\"}}"), null);
+            assertThat(hinted.statusCode()).isEqualTo(200);
+            assertThat(hinted.body()).contains("\"a1\"").doesNotContain("\"b1\"", "bob");
             HttpResponse<String> hidden = send(server, "alice", "GET", "/db/notes?filter=" + q("{\"secret\":{\"$regex\":\"bob-sec\"}}"), null);
             assertThat(hidden.statusCode()).isEqualTo(403);
         }

@@ -39,14 +39,39 @@ class TrigramsTest {
         assertThat(Trigrams.keys(doc("{\"a\":1}"), "a")).isEmpty();
     }
 
-    @Test
-    void aDocumentWithTooManyTrigramsHasTheOverflowKeyOnly() {
+    /** Three times as many distinct trigrams as a document may have indexed. */
+    private static String manyTrigrams() {
         StringBuilder s = new StringBuilder();
         for (int i = 0; s.codePointCount(0, s.length()) < 3 * Trigrams.MAX_KEYS_PER_DOCUMENT; i++) {
             s.appendCodePoint(0x4e00 + (i % 20000));
         }
-        ObjectNode d = Json.NODES.objectNode().put("t", s.toString());
+        return s.toString();
+    }
+
+    @Test
+    void aDocumentWithTooManyTrigramsHasTheOverflowKeyOnly() {
+        ObjectNode d = Json.NODES.objectNode().put("t", manyTrigrams());
         assertThat(Trigrams.keys(d, "t")).hasSize(1).first().satisfies(k -> assertThat(k).isEqualTo(Trigrams.OVERFLOW));
+    }
+
+    @Test
+    void theIndexedTextIsEveryStringOnThePathLowerCasedAndJoinedByALineFeed() {
+        JsonNode d = doc("{\"links\":[{\"url\":\"Apache\"},{\"url\":[\"pach\", 5, \"ab\", \"\u212aXs\"]}],\"other\":\"zzzz\"}");
+        assertThat(Trigrams.indexed(d, "links.url").text()).isEqualTo("apache\npach\nkxs");
+        assertThat(Trigrams.indexed(d, "links.url").overflow()).isFalse();
+        assertThat(Trigrams.indexed(doc("{\"a\":\"ab\"}"), "a")).isNull();
+        assertThat(Trigrams.indexed(doc("{\"a\":[1, \"\uD83D\uDE00x\"]}"), "a")).isNull();
+        assertThat(Trigrams.indexed(doc("{\"b\":\"abc\"}"), "a")).isNull();
+        // many trigrams, but few distinct ones: indexed
+        ObjectNode repeated = Json.NODES.objectNode().put("t", "ab".repeat(3 * Trigrams.MAX_KEYS_PER_DOCUMENT));
+        assertThat(Trigrams.indexed(repeated, "t").overflow()).isFalse();
+    }
+
+    @Test
+    void aTextWithTooManyDistinctTrigramsIsOverflow() {
+        ObjectNode d = Json.NODES.objectNode().put("t", manyTrigrams());
+        assertThat(Trigrams.indexed(d, "t").overflow()).isTrue();
+        assertThat(Trigrams.indexed(d, "t").text()).isNull();
     }
 
     @Test

@@ -151,6 +151,19 @@ final class PgPipeline extends SqlConnection {
         flush(true);
     }
 
+    /** Sends what is held, without COMMIT (a grouped write's burst, see {@link PgGroupWriter}). */
+    void sendHeld() throws SQLException {
+        flush(false);
+    }
+
+    /** Drops what is held, and rolls the transaction back to {@code savepoint} (which must exist). */
+    void rollbackTo(String savepoint) throws SQLException {
+        held.clear();
+        locked.clear();
+        assumed = false;
+        control("ROLLBACK TO SAVEPOINT " + savepoint);
+    }
+
     /** Drops what is held, and rolls the transaction back. */
     void rollback() throws SQLException {
         held.clear();

@@ -49,6 +49,10 @@ import tools.jackson.databind.JsonNode;
  * builds the index from rows that include the write's. No write maintains a stale set of
  * indexes, on any node.
  *
+ * <p>Group commit: a single-document write with hard durability first goes to a
+ * {@link PgGroupWriter}, which commits it with others in one transaction; what the group could not
+ * settle (any failure of the write itself) comes back here and runs as described above.
+ *
  * <p>Retries, from the start: when the catalog changed underneath, on a deadlock or a
  * serialization failure, and when an upsert lost a race to insert the same _id. An insert whose
  * document the database refused as a duplicate (a count checked by {@link #EXPECT}) is run again
@@ -69,8 +73,16 @@ final class PgWrites {
     private final Consumer<Namespace> bump;
     private final KnownDocuments known;
 
+    /** The writers grouping single-document writes (null: every write is a transaction of its own). */
+    private final PgGroupWriter group;
+
+    /**
+     * {@code writers}, {@code queueLength}, {@code groupMax}: {@link PgGroupWriter}'s (no writer: no
+     * group commit), its connections from {@code groupPool}.
+     */
     PgWrites(DataSource pool, PgCatalog catalog, SqlEngine engine, PgEventLog events, WriteNotifier notifier,
-             Consumer<Namespace> bump, KnownDocuments known) {
+             Consumer<Namespace> bump, KnownDocuments known, DataSource groupPool, int writers, int queueLength,
+             int groupMax) {
         this.pool = pool;
         this.known = known;
         this.catalog = catalog;
@@ -78,6 +90,12 @@ final class PgWrites {
         this.events = events;
         this.notifier = notifier;
         this.bump = bump;
+        this.group = writers == 0 ? null : new PgGroupWriter(groupPool, catalog, engine, known, this, writers, queueLength, groupMax);
+    }
+
+    /** The group writers, if any (for tests and close). */
+    PgGroupWriter group() {
+        return group;
     }
 
     /** Installs {@link #EXPECT}, inside the store's schema transaction (its name carries its version). */
@@ -92,6 +110,12 @@ final class PgWrites {
      * {@code synchronous_commit = off}: its commit returns before its WAL is flushed.
      */
     List<WriteResult> writeAll(List<WriteOp> ops, Durability durability) {
+        if (group != null && ops.size() == 1 && durability == Durability.HARD && PgGroupWriter.groupable(ops.getFirst())) {
+            WriteResult grouped = group.submit(ops.getFirst());
+            if (grouped != null) {
+                return List.of(grouped);
+            }
+        }
         boolean hold = ops.size() == 1 || ops.stream().allMatch(PgWrites::assumable);
         boolean assume = ops.size() == 1 && assumable(ops.getFirst());
         for (int attempt = 0; ; attempt++) {
@@ -119,13 +143,7 @@ final class PgWrites {
                     if (touched.isEmpty()) {
                         sql.rollback();
                     } else {
-                        events.append(sql, changes);
-                        checkCatalog(sql, plan, touched);
-                        sql.commit();
-                        remember(cat, changes);
-                        events.wake();
-                        notifier.written(touched.stream().map(Catalog.Coll::id).toList());
-                        touched.forEach(coll -> bump.accept(coll.ns()));
+                        commit(sql, plan, touched, changes);
                     }
                     if (attempt < ATTEMPTS && lostUpsertRace(ops, results)) {
                         continue;
@@ -173,6 +191,31 @@ final class PgWrites {
                 throw PgFailures.unavailable("write failed", e);
             }
         }
+    }
+
+    /**
+     * Logs the events, checks the catalog and commits, in one burst; then tells this node's
+     * readers and the other nodes. Nothing here runs before the commit succeeded.
+     */
+    void commit(PgPipeline sql, PgCatalog.Planned plan, Set<Catalog.Coll> touched, List<ChangeEvent> changes)
+            throws SQLException {
+        events.append(sql, changes);
+        checkCatalog(sql, plan, touched);
+        sql.commit();
+        remember(plan.catalog(), changes);
+        events.wake();
+        notifier.written(touched.stream().map(Catalog.Coll::id).toList());
+        touched.forEach(coll -> bump.accept(coll.ns()));
+    }
+
+    /**
+     * Whether a transaction's failure left nothing committed and a new attempt may succeed: a
+     * failed check of {@link #EXPECT} (raised before COMMIT, so the COMMIT of its burst never
+     * ran), a serialization failure, a deadlock, a table dropped under a stale catalog.
+     */
+    boolean retryable(SQLException e) {
+        String state = e.getSQLState();
+        return EXPECTED.equals(state) || "40001".equals(state) || "40P01".equals(state) || engine.dialect().isMissingTable(e);
     }
 
     /**

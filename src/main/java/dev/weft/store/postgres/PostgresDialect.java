@@ -5,6 +5,7 @@ import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
+import dev.weft.store.sql.TrigramPostings;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.PreparedStatement;
@@ -43,6 +44,45 @@ final class PostgresDialect implements Dialect {
     @Override
     public Optional<TextPostings> textPostings() {
         return tsvector;
+    }
+
+    /** Set at open once {@code pg_trgm} is installed; until then (or without it) trigram indexes are rows of their tables. */
+    private volatile Optional<TrigramPostings> trigrams = Optional.empty();
+
+    @Override
+    public Optional<TrigramPostings> trigramPostings() {
+        return trigrams;
+    }
+
+    /**
+     * Installs {@code pg_trgm} (a trusted extension shipped with PostgreSQL's contrib: the
+     * database's owner may install it) if it is not there, inside the caller's transaction, each
+     * try under a savepoint: in schema {@code public} where it can (an extension lives in one
+     * schema, and dropping Weft's schema would otherwise drop it with every trigram index of other
+     * schemas), else in the current one. Where it cannot be installed at all, trigram indexes stay
+     * rows of their tables.
+     */
+    void installTrigrams(java.sql.Statement s) throws SQLException {
+        for (String ddl : List.of("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public", "CREATE EXTENSION IF NOT EXISTS pg_trgm")) {
+            s.execute("SAVEPOINT pg_trgm");
+            try {
+                s.execute(ddl);
+                s.execute("RELEASE SAVEPOINT pg_trgm");
+                break;
+            } catch (SQLException e) {
+                s.execute("ROLLBACK TO SAVEPOINT pg_trgm");
+                org.slf4j.LoggerFactory.getLogger(PostgresDialect.class).info("{}: {}", ddl, e.getMessage());
+            }
+        }
+        try (ResultSet rs = s.executeQuery("SELECT quote_ident(n.nspname) FROM pg_extension e"
+                + " JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")) {
+            if (rs.next()) {
+                trigrams = Optional.of(new PgTrigrams(rs.getString(1)));
+            } else {
+                org.slf4j.LoggerFactory.getLogger(PostgresDialect.class).warn(
+                        "pg_trgm cannot be installed: trigram indexes are kept as rows, one per trigram and document");
+            }
+        }
     }
 
     @Override

@@ -76,6 +76,8 @@ public final class PostgresStore extends SqlStore {
     private final ParallelScans parallelScans;
     private final PgTransactions txns;
     private final KnownDocuments known;
+    /** The group writers' connections, one each: never waiting behind the requests' reads for the main pool. */
+    private final HikariDataSource groupPool;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
@@ -107,12 +109,24 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.known = new KnownDocuments(settings.pgKnownDocumentsBytes());
-        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known);
+        this.groupPool = groupPool(url, settings);
+        this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known, groupPool,
+                settings.pgGroupWriters(), settings.pgGroupQueueLength(), settings.pgGroupMax());
         this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
         this.txns = new PgTransactions(url, settings, catalog, engine, events, notifier, this::bump);
         catalog.listen();
+    }
+
+    private static HikariDataSource groupPool(PgUrl url, Settings settings) {
+        if (settings.pgGroupWriters() == 0) {
+            return null;
+        }
+        HikariDataSource pool = PgConnections.pool(url, settings, "weft-pg-group", true);
+        pool.getHikariConfigMXBean().setMaximumPoolSize(settings.pgGroupWriters());
+        pool.getHikariConfigMXBean().setMinimumIdle(settings.pgGroupWriters());
+        return pool;
     }
 
     /** The catalog is loaded before the event log exists, so its notifications reach the log through this. */
@@ -132,6 +146,7 @@ public final class PostgresStore extends SqlStore {
                     + " UNIQUE(coll, name))");
             PgEventLog.createSchema(s);
             PgWrites.createSchema(s);
+            ((PostgresDialect) engine.dialect()).installTrigrams(s);
             engine.rebuildOldTextIndexes(new dev.weft.store.sql.SqlConnection(c), Catalog.load(c, json));
             c.commit();
         } catch (SQLException e) {
@@ -306,6 +321,30 @@ public final class PostgresStore extends SqlStore {
 
     // --- for tests -----------------------------------------------------------------------
 
+    /** Transactions group commit committed, and the writes in them (0, 0 without group commit). */
+    public long groupCommits() {
+        return writes.group() == null ? 0 : writes.group().commits();
+    }
+
+    public long groupedWrites() {
+        return writes.group() == null ? 0 : writes.group().committedWrites();
+    }
+
+    /** Writes that failed inside a group and ran again alone. */
+    public long groupRolledBackWrites() {
+        return writes.group() == null ? 0 : writes.group().rolledBackWrites();
+    }
+
+    /** Makes the next group wait for {@code writes} writes, at most {@code maxMs}. */
+    void gatherNextGroup(int count, long maxMs) {
+        writes.group().gather(count, maxMs);
+    }
+
+    /** Runs {@code hook} in each group's transaction just before its commit burst. */
+    void beforeGroupCommit(PgGroupWriter.BeforeCommit hook) {
+        writes.group().beforeCommit(hook);
+    }
+
     public long plans() {
         return engine.plans();
     }
@@ -324,6 +363,10 @@ public final class PostgresStore extends SqlStore {
 
     @Override
     public void close() {
+        if (writes.group() != null) {
+            writes.group().close();
+            groupPool.close();
+        }
         parallelScans.close();
         txns.close();
         catalog.close();

@@ -88,6 +88,11 @@ public interface Dialect {
         return Optional.empty();
     }
 
+    /** Where a trigram index's postings live: empty when they are rows of its generic index table. */
+    default Optional<TrigramPostings> trigramPostings() {
+        return Optional.empty();
+    }
+
     /** Deletes the given keys of one document from an index table. */
     void deleteKeys(SqlConnection sql, String table, byte[] id, Collection<byte[]> keys) throws SQLException;
 

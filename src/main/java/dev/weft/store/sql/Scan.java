@@ -186,6 +186,11 @@ final class Scan {
             query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + postings.lookup(plan.index().table()) + ")";
             grams = postings.lookupArgs(terms(plan.trigrams()));
             ranges = List.of();
+        } else if (plan.trigrams() != null && dialect.trigramPostings().isPresent()) {
+            TrigramPostings.Lookup lookup = dialect.trigramPostings().get().lookup(plan.index().table(), plan.trigrams());
+            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
+            grams = lookup.args();
+            ranges = List.of();
         } else if (plan.trigrams() != null) {
             TrigramLookup lookup = TrigramLookup.of(plan.trigrams(), plan.index().table());
             query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";

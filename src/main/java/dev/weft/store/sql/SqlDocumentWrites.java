@@ -5,6 +5,7 @@ import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.TextIndex;
+import dev.weft.query.Trigrams;
 import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.DuplicateKey;
@@ -143,6 +144,16 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
                 postings.addAll(sql, index.table(), index.spec().text(), ids, terms);
                 continue;
             }
+            TrigramPostings trigrams = trigramPostings(index);
+            if (trigrams != null) {
+                List<Trigrams.Indexed> texts = new ArrayList<>(docs.size());
+                for (ObjectNode doc : docs) {
+                    markMultikey(sql, index, doc);
+                    texts.add(indexed(index, doc));
+                }
+                trigrams.addAll(sql, index.table(), ids, texts);
+                continue;
+            }
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> keyIds = new ArrayList<>();
             for (int i = 0; i < ids.size(); i++) {
@@ -177,6 +188,16 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
                 }
                 continue;
             }
+            TrigramPostings trigrams = trigramPostings(index);
+            if (trigrams != null) {
+                Trigrams.Indexed text = indexed(index, doc);
+                if (!java.util.Objects.equals(text, indexed(index, old))) {
+                    trigrams.remove(sql, index.table(), id);
+                    markMultikey(sql, index, doc);
+                    trigrams.addAll(sql, index.table(), List.of(id), java.util.Collections.singletonList(text));
+                }
+                continue;
+            }
             KeyChange change = keyChange(index, old, doc);
             deleteKeys(sql, index, id, change.gone());
             markMultikey(sql, index, doc);
@@ -190,8 +211,11 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         dialect.deleteDocument(sql, coll.table(), id);
         for (Catalog.Index index : coll.indexes()) {
             TextPostings postings = postings(index);
+            TrigramPostings trigrams = trigramPostings(index);
             if (postings != null) {
                 postings.remove(sql, index.table(), id);
+            } else if (trigrams != null) {
+                trigrams.remove(sql, index.table(), id);
             } else {
                 deleteKeys(sql, index, id, keys(index, old));
             }
@@ -201,6 +225,15 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
     /** The dialect's own postings of a text index, or null when its keys are rows of its table. */
     private TextPostings postings(Catalog.Index index) {
         return index.spec().isText() ? dialect.textPostings().orElse(null) : null;
+    }
+
+    /** The dialect's own postings of a trigram index, or null when its keys are rows of its table. */
+    private TrigramPostings trigramPostings(Catalog.Index index) {
+        return index.spec().trigram() ? dialect.trigramPostings().orElse(null) : null;
+    }
+
+    static Trigrams.Indexed indexed(Catalog.Index index, tools.jackson.databind.JsonNode doc) {
+        return Trigrams.indexed(doc, index.fields().getFirst().path());
     }
 
     private boolean checksUniqueKeys(Catalog.Index index) {

@@ -7,6 +7,7 @@ import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
 import dev.weft.query.StoredMatcher;
+import dev.weft.query.Trigrams;
 import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
@@ -157,9 +158,13 @@ public final class SqlEngine {
         }
     }
 
-    /** Keys in the candidate's ranges, counted up to {@code cap}. */
-    private static long probe(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, List<KeyRange> ranges, long cap)
+    /** Keys in the candidate's ranges, counted up to {@code cap}; of a trigram index kept as postings, its documents holding the trigram. */
+    private long probe(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, List<KeyRange> ranges, long cap)
             throws SQLException {
+        Optional<TrigramPostings> trigrams = index == null ? Optional.empty() : trigramPostings(index);
+        if (trigrams.isPresent() && ranges.size() == 1) {
+            return trigrams.get().count(sql, index.table(), ranges.getFirst().low(), cap);
+        }
         String table = index == null ? coll.table() : index.table();
         String column = index == null ? "id" : "key";
         PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + column + " >= ? AND "
@@ -558,12 +563,18 @@ public final class SqlEngine {
             buildPostings(sql, coll, index, postings.get());
             return;
         }
+        Optional<TrigramPostings> trigrams = trigramPostings(index);
+        if (trigrams.isPresent()) {
+            buildTrigrams(sql, coll, index, trigrams.get());
+            return;
+        }
         sql.exec(dialect.createIndexTable(index.table()));
         build(sql, coll, index);
     }
 
     /**
-     * Rebuilds each text index still kept as rows of a generic index table (made before text
+     * Rebuilds each trigram index kept as rows {@code (key, id)} where the dialect has
+     * {@link TrigramPostings} of its own, and each text index still kept as rows of a generic index table (made before text
      * postings were the dialect's own) or as postings of an older shape
      * ({@link TextPostings#outdated}): its old tables dropped, its postings built from the
      * documents. Run once at open, inside the caller's transaction.
@@ -582,6 +593,60 @@ public final class SqlEngine {
                     }
                     buildPostings(sql, coll, index, postings.get());
                 }
+                Optional<TrigramPostings> trigrams = trigramPostings(index);
+                if (trigrams.isPresent() && TextPostings.hasColumn(sql, index.table(), "key")) {
+                    sql.exec("DROP TABLE " + index.table());
+                    buildTrigrams(sql, coll, index, trigrams.get());
+                }
+            }
+        }
+    }
+
+    private Optional<TrigramPostings> trigramPostings(Catalog.Index index) {
+        return index.spec().trigram() ? dialect.trigramPostings() : Optional.empty();
+    }
+
+    /** Creates a trigram index's tables and adds every document's text, {@link #BUILD_BATCH} at a time. */
+    private void buildTrigrams(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, TrigramPostings trigrams)
+            throws SQLException {
+        for (String ddl : trigrams.create(index.table())) {
+            sql.exec(ddl);
+        }
+        boolean[] multikey = {false};
+        List<byte[]> ids = new ArrayList<>();
+        List<Trigrams.Indexed> texts = new ArrayList<>();
+        eachDocument(sql, coll, (id, doc) -> {
+            multikey[0] |= KeyEncoding.isMultikey(doc, index.fields());
+            Trigrams.Indexed text = SqlDocumentWrites.indexed(index, doc);
+            if (text != null) {
+                ids.add(id);
+                texts.add(text);
+            }
+            if (ids.size() >= BUILD_BATCH) {
+                trigrams.addAll(sql, index.table(), ids, texts);
+                ids.clear();
+                texts.clear();
+            }
+        });
+        trigrams.addAll(sql, index.table(), ids, texts);
+        if (multikey[0]) {
+            update(sql, "UPDATE weft_indexes SET multikey = 1 WHERE id = ?", index.id());
+        }
+    }
+
+    private interface DocumentVisitor {
+        void visit(byte[] id, JsonNode doc) throws SQLException;
+    }
+
+    /** Every document of the collection, parsed, in the order of its ids (what an index build reads). */
+    private void eachDocument(SqlConnection sql, Catalog.Coll coll, DocumentVisitor visitor) throws SQLException {
+        PreparedStatement scan = sql.prepare("SELECT id, body FROM " + coll.table());
+        if (dialect.fetchRows() > 0) {
+            scan.setFetchSize(dialect.fetchRows());
+        }
+        try (ResultSet rs = scan.executeQuery()) {
+            while (rs.next()) {
+                visitor.visit(rs.getBytes(1), json.parse(rs.getBytes(2), "stored document"));
             }
         }
     }
@@ -606,7 +671,9 @@ public final class SqlEngine {
 
     private void dropIndexTables(SqlConnection sql, Catalog.Index index) throws SQLException {
         Optional<TextPostings> postings = textPostings(index);
+        Optional<TrigramPostings> trigrams = trigramPostings(index);
         for (String ddl : postings.isPresent() ? postings.get().drop(index.table())
+                : trigrams.isPresent() ? trigrams.get().drop(index.table())
                 : List.of("DROP TABLE IF EXISTS " + index.table())) {
             sql.exec(ddl);
         }
@@ -614,29 +681,21 @@ public final class SqlEngine {
 
     /** Fills a new index from every document; a unique index with duplicates fails (409), leaving nothing. */
     private void build(SqlConnection sql, Catalog.Coll coll, Catalog.Index index) throws SQLException {
-        boolean multikey = false;
+        boolean[] multikey = {false};
         List<byte[]> keys = new ArrayList<>();
         List<byte[]> ids = new ArrayList<>();
-        PreparedStatement scan = sql.prepare("SELECT id, body FROM " + coll.table());
-        if (dialect.fetchRows() > 0) {
-            scan.setFetchSize(dialect.fetchRows());
-        }
-        try (ResultSet rs = scan.executeQuery()) {
-            while (rs.next()) {
-                byte[] id = rs.getBytes(1);
-                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                multikey |= KeyEncoding.isMultikey(doc, index.fields());
-                for (byte[] key : AbstractDocumentWrites.keys(index, doc)) {
-                    keys.add(key);
-                    ids.add(id);
-                }
-                if (keys.size() >= BUILD_BATCH) {
-                    dialect.insertKeys(sql, index.table(), keys, ids);
-                    keys.clear();
-                    ids.clear();
-                }
+        eachDocument(sql, coll, (id, doc) -> {
+            multikey[0] |= KeyEncoding.isMultikey(doc, index.fields());
+            for (byte[] key : AbstractDocumentWrites.keys(index, doc)) {
+                keys.add(key);
+                ids.add(id);
             }
-        }
+            if (keys.size() >= BUILD_BATCH) {
+                dialect.insertKeys(sql, index.table(), keys, ids);
+                keys.clear();
+                ids.clear();
+            }
+        });
         dialect.insertKeys(sql, index.table(), keys, ids);
         if (index.spec().unique()) {
             try (ResultSet rs = sql.prepare("SELECT 1 FROM " + index.table() + " GROUP BY key HAVING count(*) > 1 LIMIT 1")
@@ -651,7 +710,7 @@ public final class SqlEngine {
                 sql.exec(constraint.get());
             }
         }
-        if (multikey) {
+        if (multikey[0]) {
             update(sql, "UPDATE weft_indexes SET multikey = 1 WHERE id = ?", index.id());
         }
     }

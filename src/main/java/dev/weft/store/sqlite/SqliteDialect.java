@@ -5,6 +5,7 @@ import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
+import dev.weft.store.sql.TrigramPostings;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -36,6 +37,12 @@ final class SqliteDialect implements Dialect {
     }
 
     private static final Optional<TextPostings> FTS5 = Optional.of(new Fts5Postings());
+    private static final Optional<TrigramPostings> FTS5_TRIGRAMS = Optional.of(new Fts5Trigrams());
+
+    @Override
+    public Optional<TrigramPostings> trigramPostings() {
+        return FTS5_TRIGRAMS;
+    }
 
     @Override
     public Optional<TextPostings> textPostings() {

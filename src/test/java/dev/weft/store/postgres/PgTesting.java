@@ -42,12 +42,22 @@ public final class PgTesting {
         admin("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 
-    private static void admin(String sql) {
+    static void admin(String sql) {
+        number(sql);
+    }
+
+    /** Runs a statement as the cluster's user; the first column of its first row as a number (0 without one). */
+    static long number(String sql) {
         URI uri = URI.create(baseUrl());
         String jdbc = "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
         String user = uri.getUserInfo() == null ? "postgres" : uri.getUserInfo().split(":")[0];
         try (Connection c = DriverManager.getConnection(jdbc, user, null); Statement s = c.createStatement()) {
-            s.execute(sql);
+            if (!s.execute(sql)) {
+                return 0;
+            }
+            try (var rs = s.getResultSet()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL at " + baseUrl() + ": " + e.getMessage(), e);
         }

@@ -171,7 +171,9 @@ public class TrigramDifferentialTest {
     private ObjectNode document(int i) {
         ObjectNode d = JSON.mapper().createObjectNode();
         d.put("_id", i == 0 ? 100_000 + random.nextInt(1_000_000) : i);
-        switch (random.nextInt(5)) {
+        int kind = i % 50 == 1 ? -1 : random.nextInt(5);
+        switch (kind) {
+            case -1 -> d.put("s", overflowing() + string()); // too many trigrams: a candidate of every lookup
             case 0 -> { }
             case 1 -> d.put("s", 7);
             case 2 -> strings(d.putArray("s"));
@@ -187,6 +189,15 @@ public class TrigramDifferentialTest {
             }
         }
         return d;
+    }
+
+    /** More distinct trigrams than a trigram index holds of one document. */
+    private String overflowing() {
+        StringBuilder s = new StringBuilder();
+        for (int k = 0; k < 2 * dev.weft.query.Trigrams.MAX_KEYS_PER_DOCUMENT; k++) {
+            s.appendCodePoint(0x4e00 + random.nextInt(5000));
+        }
+        return s.toString();
     }
 
     private void strings(ArrayNode into) {
