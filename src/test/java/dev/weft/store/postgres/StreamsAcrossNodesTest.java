@@ -130,8 +130,8 @@ class StreamsAcrossNodesTest {
         return r;
     }
 
-    /** bob's SSE stream on a node, resumed from {@code token}; its events as they come. */
-    private static final class Sse implements AutoCloseable {
+    /** A user's SSE stream on a node, resumed from {@code token}; its events as they come. */
+    static final class Sse implements AutoCloseable {
         final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
         final HttpResponse<Stream<String>> response;
         final Thread reader;
