@@ -81,6 +81,15 @@ public record Setting<T>(String name, T fallback, String shown, Function<String,
         return description + " (" + shown + ")";
     }
 
+    /** A power of two within {@code min..max}, as SQLite's page size must be. */
+    static int powerOfTwo(String name, String raw, int min, int max) {
+        int value = (int) number(name, raw, min, max);
+        if (Integer.bitCount(value) != 1) {
+            throw WeftException.badRequest("setting " + name + " must be a power of two between " + min + " and " + max + ": " + raw);
+        }
+        return value;
+    }
+
     private static long number(String name, String raw, long min, long max) {
         long value;
         try {

@@ -87,7 +87,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
+            PageSize.createIfNew(file, settings.sqlitePageSize());
             writerSql = new Sql(open(file, false));
+            PageSize.reportKept(writerSql.connection(), file, settings.sqlitePageSize());
             for (String ddl : Schema.TABLES) {
                 writerSql.exec(ddl);
             }
