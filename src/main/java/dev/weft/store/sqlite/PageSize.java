@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * The page size of Weft's SQLite file, {@code sqlite-page-size}. SQLite fixes it when the first
  * page is written and a WAL database cannot change it without a VACUUM that rewrites the whole
  * file, so it applies to a new data directory only: an existing file keeps the size it was
- * created with (see docs/decisions/0006-sqlite-page-size.md for why the default is not 4 KiB).
+ * created with (see docs/decisions/0007-sqlite-page-size.md for why the default is not 4 KiB).
  */
 final class PageSize {
     private static final Logger LOG = LoggerFactory.getLogger(PageSize.class);
