@@ -6,6 +6,7 @@ import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.WriterQueues;
 import dev.weft.store.sql.SqlEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,7 +19,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import tools.jackson.databind.JsonNode;
@@ -157,17 +157,9 @@ final class PgGroupWriter implements AutoCloseable {
     private void loop(BlockingQueue<Task> queue) {
         List<Task> group = new ArrayList<>();
         while (true) {
-            Task first;
-            try {
-                first = queue.poll(50, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                continue; // only close() ends the loop, after the queue is drained
-            }
+            Task first = WriterQueues.next(queue, () -> closing);
             if (first == null) {
-                if (closing && queue.isEmpty()) {
-                    return;
-                }
-                continue;
+                return;
             }
             group.add(first);
             awaitGather(queue);

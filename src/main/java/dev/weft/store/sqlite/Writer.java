@@ -8,6 +8,7 @@ import dev.weft.store.OutageLog;
 import dev.weft.store.QueryTime;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.WriterQueues;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -18,7 +19,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.sqlite.SQLiteErrorCode;
@@ -148,17 +148,9 @@ final class Writer implements AutoCloseable {
     private void loop() {
         List<Ops> batch = new ArrayList<>();
         while (true) {
-            Task first;
-            try {
-                first = queue.poll(50, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                continue; // only close() ends the loop, after the queue is drained
-            }
+            Task first = WriterQueues.next(queue, () -> closing);
             if (first == null) {
-                if (closing && queue.isEmpty()) {
-                    return;
-                }
-                continue;
+                return;
             }
             if (first instanceof DdlTask ddl) {
                 runDdl(ddl);
