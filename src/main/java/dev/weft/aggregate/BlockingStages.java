@@ -121,7 +121,7 @@ final class BlockingStages {
                     entry = new Entry(key, at, started(fields));
                     groups.put(hashed, entry);
                     budget.charge(MemoryBudget.size(key) + 64L + 48L * entry.accs.length);
-                } else if (entry.after(at)) {
+                } else if (!GroupKey.spelledOneWay(key) && entry.after(at)) {
                     entry.key = key;
                     entry.at = at;
                 }
