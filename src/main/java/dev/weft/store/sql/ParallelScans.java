@@ -63,13 +63,8 @@ public final class ParallelScans {
         default void rangeDone(int range) {}
     }
 
-    /**
-     * Ranges per reader, so that one reader left with a dense range is helped by the others: ids
-     * cut evenly in key space are uneven in rows (ObjectIds of a load whose rate varied, strings
-     * of digits), and with 4 per reader the last range alone left two readers 5 to 11% over an
-     * even split of 1M documents; with 16, under 1% (each range is one cached statement more).
-     */
-    private static final int RANGES_PER_READER = 16;
+    /** A few ranges per reader, so that one reader left with a dense range is helped by the others. */
+    private static final int RANGES_PER_READER = 4;
     private static final long ESTIMATE_NANOS = 1_000_000_000L;
 
     private final Helpers helpers;
