@@ -84,7 +84,8 @@ public final class Definitions {
             }
             try {
                 boolean match = s.isObject() && s.size() == 1 && s.has("$match");
-                Pipeline.parse(Json.NODES.arrayNode().add(bind(s, Json.NODES.objectNode(), uri, false, match, true)), limits);
+                Pipeline.parseStoredStage(Json.NODES.arrayNode().add(bind(s, Json.NODES.objectNode(), uri, false, match, true)),
+                        limits);
             } catch (UnboundWithoutDefault e) {
                 if (!s.isObject() || s.size() != 1) {
                     throw WeftException.badRequest("aggregation " + uri + ": a stage must be an object with one field");
