@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.core.Json;
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,7 @@ class AggregationTextHttpTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = new TestServer();
+        server = new TestServer(AggregationPartsTest::recording);
         AuthorizationMatrixTest.users(server);
         send(server, "admin", "PUT", "/db", null);
         send(server, "admin", "PUT", "/db/a", """
@@ -124,6 +126,28 @@ class AggregationTextHttpTest {
                 "Authorization", AuthorizationMatrixTest.authorization("admin"), "Accept", "application/x-ndjson");
         assertThat(lines.body().lines().map(l -> JSON.parse(l, "line").get("_id").asString()).toList())
                 .containsExactly("titled", "thrice", "once");
+    }
+
+    /** What the store is asked to read for {@code request}, as AggregationPartsTest records it. */
+    private static List<String> reads(Callable<HttpResponse<String>> request) throws Exception {
+        AggregationPartsTest.READS.clear();
+        ok(request.call());
+        return List.copyOf(AggregationPartsTest.READS);
+    }
+
+    @Test
+    void theStoreReadsFindsRankedPageNotEveryMatch() throws Exception {
+        List<String> find = reads(() -> send(server, "admin", "GET", "/db/a?pagesize=3&filter=" + q("{\"$text\":{\"$search\":\"cloud\"}}")
+                + "&sort=" + q("{\"score\":" + SCORE + "}"), null));
+        assertThat(find).hasSize(1).allMatch(r -> r.contains("$textScore") && r.endsWith("skip 0 limit 3"));
+        assertThat(reads(() -> aggregate("admin", "a", "[" + text("cloud") + ",{\"$sort\":{\"score\":" + SCORE + "}},{\"$limit\":3}]")))
+                .isEqualTo(find);
+        // paged by the answer, through stages that make one document of each: the page's end is the store's limit
+        assertThat(reads(() -> send(server, "admin", "POST", "/db/a/_aggrs?pagesize=3", "[" + text("cloud") + ",{\"$sort\":{\"score\":" + SCORE + "}},"
+                + "{\"$project\":{\"score\":" + SCORE + "}}]"))).isEqualTo(find);
+        // a count over a search reads the text index's matches, never a scan in parts
+        assertThat(reads(() -> aggregate("admin", "a", "[" + text("cloud") + ",{\"$count\":\"n\"}]")))
+                .hasSize(1).allMatch(r -> r.startsWith("find ") && r.endsWith("limit " + Long.MAX_VALUE));
     }
 
     @Test
