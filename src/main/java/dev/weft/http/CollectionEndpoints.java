@@ -52,7 +52,7 @@ final class CollectionEndpoints {
             long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
             ex.setHeader("X-Total-Pages", Long.toString(pages));
         }
-        api.existingCollection(ns);
+        api.requireCollection(ns);
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         Optional<String> next = page(plan, out);
         byte[] body = out.toByteArray();
@@ -109,7 +109,7 @@ final class CollectionEndpoints {
 
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        api.existingCollection(ns);
+        api.requireCollection(ns);
         long size = CountPlan.of(ex, api, ns).execute();
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);
