@@ -72,9 +72,7 @@ final class PgGroupWriter implements AutoCloseable {
     private final AtomicLong committedWrites = new AtomicLong();
     private final AtomicLong rolledBackWrites = new AtomicLong();
     private volatile BeforeCommit beforeCommit = (c, n) -> {};
-    /** Tests: the next group waits for this many writes (or {@link #gatherUntil}) before it starts. */
-    private volatile int gather;
-    private volatile long gatherUntil;
+    private final GroupGather gather = new GroupGather();
     private volatile boolean closing;
 
     PgGroupWriter(DataSource pool, PgCatalog catalog, SqlEngine engine, KnownDocuments known, PgWrites writes,
@@ -162,7 +160,7 @@ final class PgGroupWriter implements AutoCloseable {
                 return;
             }
             group.add(first);
-            awaitGather(queue);
+            gather.await(queue);
             queue.drainTo(group, groupMax - 1);
             if (group.size() == 1) { // alone it is one round trip on its request's thread, as before
                 first.done().complete(null);
@@ -180,19 +178,7 @@ final class PgGroupWriter implements AutoCloseable {
 
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs} (for tests). */
     void gather(int writes, long maxMs) {
-        gatherUntil = System.currentTimeMillis() + maxMs;
-        gather = writes;
-    }
-
-    private void awaitGather(BlockingQueue<Task> queue) {
-        while (gather > 0 && queue.size() + 1 < gather && System.currentTimeMillis() < gatherUntil) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                break;
-            }
-        }
-        gather = 0;
+        gather.gather(writes, maxMs);
     }
 
     private void run(List<Task> group) {
