@@ -55,6 +55,8 @@ final class PgPipeline extends SqlConnection {
     private final boolean holding;
     private final KnownDocuments known;
     private boolean assumed;
+    /** Bursts sent so far. */
+    private int flushes;
     /** Documents read under their row lock by {@link #lockAll}, each given to one load. */
     private final Map<Locked, byte[]> locked = new HashMap<>();
 
@@ -156,6 +158,21 @@ final class PgPipeline extends SqlConnection {
         flush(false);
     }
 
+    /** How many statements are held now: a mark for {@link #dropSince}. */
+    int held() {
+        return held.size();
+    }
+
+    /** Bursts sent so far: equal before and after some work, that work sent nothing. */
+    int flushes() {
+        return flushes;
+    }
+
+    /** Drops the statements held since {@code mark} (which must all still be held). */
+    void dropSince(int mark) {
+        held.subList(mark, held.size()).clear();
+    }
+
     /** Drops what is held, and rolls the transaction back to {@code savepoint} (which must exist). */
     void rollbackTo(String savepoint) throws SQLException {
         held.clear();
@@ -187,6 +204,7 @@ final class PgPipeline extends SqlConnection {
         }
         List<Held> batch = List.copyOf(held);
         held.clear();
+        flushes++;
         PreparedStatement ps = super.prepare(text.toString());
         int next = 1;
         for (Held h : batch) {
