@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -101,6 +102,15 @@ abstract class Node implements Filter {
         }
     }
 
+    /** What each of {@code children} requires, in order: the operands of an $and or $or. */
+    private static List<TextCondition> each(Node[] children, Function<Node, TextCondition> required) {
+        List<TextCondition> all = new ArrayList<>(children.length);
+        for (Node child : children) {
+            all.add(required.apply(child));
+        }
+        return all;
+    }
+
     /**
      * A conjunction. On a multikey index two bounds on one path are not intersected: an array can
      * satisfy {@code $gt} with one element and {@code $lt} with another. One of them is used.
@@ -173,11 +183,7 @@ abstract class Node implements Filter {
 
         @Override
         public TextCondition requiredText() {
-            List<TextCondition> all = new ArrayList<>();
-            for (Node child : children) {
-                all.add(child.requiredText());
-            }
-            return TextCondition.and(all);
+            return TextCondition.and(each(children, Node::requiredText));
         }
 
         @Override
@@ -193,11 +199,7 @@ abstract class Node implements Filter {
 
         @Override
         public TextCondition requiredStrings(String path) {
-            List<TextCondition> all = new ArrayList<>();
-            for (Node child : children) {
-                all.add(child.requiredStrings(path));
-            }
-            return TextCondition.and(all);
+            return TextCondition.and(each(children, child -> child.requiredStrings(path)));
         }
 
         @Override
@@ -247,20 +249,12 @@ abstract class Node implements Filter {
         /** Only when every branch requires something: one of those. */
         @Override
         public TextCondition requiredText() {
-            List<TextCondition> any = new ArrayList<>();
-            for (Node child : children) {
-                any.add(child.requiredText());
-            }
-            return TextCondition.or(any);
+            return TextCondition.or(each(children, Node::requiredText));
         }
 
         @Override
         public TextCondition requiredStrings(String path) {
-            List<TextCondition> any = new ArrayList<>();
-            for (Node child : children) {
-                any.add(child.requiredStrings(path));
-            }
-            return TextCondition.or(any);
+            return TextCondition.or(each(children, child -> child.requiredStrings(path)));
         }
 
         @Override
