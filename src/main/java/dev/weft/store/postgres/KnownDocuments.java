@@ -58,6 +58,23 @@ final class KnownDocuments {
         }
     }
 
+    /**
+     * After a read: {@code body} (null: not stored) becomes the entry only if the entry is still
+     * {@code seen}, what it was when the read was asked for (compared by identity). A write of this
+     * node that committed meanwhile put newer bytes, or took the entry for its burst; the read's
+     * snapshot may predate that write, and its bytes would make the next write's check fail.
+     */
+    void replace(String table, byte[] id, byte[] seen, byte[] body) {
+        Key key = new Key(table, id);
+        stripe(key).replace(key, seen, body == null || body.length > maxDocumentBytes ? null : body);
+    }
+
+    /** Puts back an entry a write took and did not commit (its transaction rolled back), unless there is a newer one. */
+    void restore(String table, byte[] id, byte[] body) {
+        Key key = new Key(table, id);
+        stripe(key).replace(key, null, body);
+    }
+
     void forget(String table, byte[] id) {
         put(table, id, null);
     }
@@ -88,6 +105,18 @@ final class KnownDocuments {
                 Map.Entry<Key, byte[]> eldest = it.next();
                 bytes -= eldest.getValue().length + eldest.getKey().id().length;
                 it.remove();
+            }
+        }
+
+        /** {@code body} (null: removed) if the entry is {@code seen} (null: absent). */
+        synchronized void replace(Key key, byte[] seen, byte[] body) {
+            if (entries.get(key) != seen) {
+                return;
+            }
+            if (body == null) {
+                remove(key);
+            } else {
+                put(key, body);
             }
         }
 

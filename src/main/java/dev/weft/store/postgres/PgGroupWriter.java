@@ -234,6 +234,9 @@ final class PgGroupWriter implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException | SavepointsNeeded e) {
                 PgFailures.rollbackQuietly(sql.connection(), e);
+                if (!savepoints) {
+                    sql.restoreTaken(); // so the savepoint attempt assumes them again, and one stale guess fails alone
+                }
                 throw e;
             }
         } catch (SavepointsNeeded e) {

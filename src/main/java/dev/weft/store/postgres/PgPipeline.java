@@ -51,10 +51,14 @@ final class PgPipeline extends SqlConnection {
 
     private record Locked(String table, ByteBuffer id) {}
 
+    private record Taken(String table, byte[] id, byte[] body) {}
+
     private final List<Held> held = new ArrayList<>();
     private final boolean holding;
     private final KnownDocuments known;
     private boolean assumed;
+    /** The known documents this transaction assumed (and took out of {@link #known}). */
+    private final List<Taken> taken = new ArrayList<>();
     /** Bursts sent so far. */
     private int flushes;
     /** Documents read under their row lock by {@link #lockAll}, each given to one load. */
@@ -102,6 +106,7 @@ final class PgPipeline extends SqlConnection {
             return null;
         }
         known.forget(table, id);
+        taken.add(new Taken(table, id, body));
         send("SELECT " + PgWrites.EXPECT + "(count(*), 1, 'version') FROM (SELECT 1 FROM " + table
                 + " WHERE id = ? AND body = ? FOR UPDATE) AS locked", (ps, i) -> {
                     ps.setBytes(i, id);
@@ -110,6 +115,16 @@ final class PgPipeline extends SqlConnection {
                 });
         assumed = true;
         return body;
+    }
+
+    /**
+     * After a rollback of the whole transaction: puts back the known documents it took, which
+     * its rollback left as they were (one of them may be the stale guess that failed it; that
+     * costs its write one more failed check, in a savepoint).
+     */
+    void restoreTaken() {
+        taken.forEach(t -> known.restore(t.table(), t.id(), t.body()));
+        taken.clear();
     }
 
     /** Whether this write assumed a document's bytes instead of reading them. */

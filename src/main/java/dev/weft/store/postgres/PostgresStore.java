@@ -246,18 +246,21 @@ public final class PostgresStore extends SqlStore {
         if (groupReader != null && (mode == ReadMode.SINGLE || !replicas.configured())) {
             Catalog.Coll coll = coll(ns);
             byte[] key = AbstractDocumentWrites.key(id);
+            byte[] seen = known.get(coll.table(), key);
             byte[] body = groupReader.read(coll.table(), key);
             if (body != PgGroupReader.ALONE) {
                 byte[] stored = body.length == 0 ? null : body;
-                known.put(coll.table(), key, stored);
+                known.replace(coll.table(), key, seen, stored);
                 return Optional.ofNullable(stored).map(StoredDocument::new);
             }
         }
         return reads.read(mode, false, () -> true, sql -> {
             Catalog.Coll coll = coll(ns);
+            byte[] key = AbstractDocumentWrites.key(id);
+            byte[] seen = known.get(coll.table(), key);
             Optional<StoredDocument> doc = engine.get(sql, coll, id);
             if (mode == ReadMode.SINGLE) { // a replica's bytes may be older than what this node knows
-                known.put(coll.table(), AbstractDocumentWrites.key(id), doc.map(StoredDocument::json).orElse(null));
+                known.replace(coll.table(), key, seen, doc.map(StoredDocument::json).orElse(null));
             }
             return doc;
         });
