@@ -48,8 +48,10 @@ import tools.jackson.databind.JsonNode;
  * an operator caused (a cancel, a terminated backend) is a 503 for every write of the group, none
  * acknowledged.
  *
- * <p>A write that finds no other waiting is handed back at once: with nothing to share the
- * commit with, its own transaction is one round trip and no savepoint.
+ * <p>A write that finds no other waiting is a group of one (one burst, one round trip, as alone):
+ * were it run on its request's thread, it could race the writer's next group for the known bytes
+ * of a hot document, and a stale guess fails a whole burst. A group of one whose burst fails is
+ * handed back (a savepoint would buy nothing).
  *
  * <p>Writes of one document always go to the same writer (by a hash of the collection and key),
  * so two groups never wait for each other's row of a document: no deadlock between writers of
@@ -168,11 +170,6 @@ final class PgGroupWriter implements AutoCloseable {
             group.add(first);
             gather.await(queue);
             queue.drainTo(group, groupMax - 1);
-            if (group.size() == 1) { // alone it is one round trip on its request's thread, as before
-                first.done().complete(null);
-                group.clear();
-                continue;
-            }
             try {
                 run(group);
             } catch (RuntimeException e) {
@@ -195,7 +192,12 @@ final class PgGroupWriter implements AutoCloseable {
     }
 
     private void run(List<Task> group) {
-        if (!attempt(group, false)) {
+        if (attempt(group, false)) {
+            return;
+        }
+        if (group.size() == 1) {
+            group.getFirst().done().complete(null);
+        } else {
             attempt(group, true);
         }
     }
@@ -234,7 +236,7 @@ final class PgGroupWriter implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException | SavepointsNeeded e) {
                 PgFailures.rollbackQuietly(sql.connection(), e);
-                if (!savepoints) {
+                if (!savepoints && group.size() > 1) {
                     sql.restoreTaken(); // so the savepoint attempt assumes them again, and one stale guess fails alone
                 }
                 throw e;
