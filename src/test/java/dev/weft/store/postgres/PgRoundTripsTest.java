@@ -108,7 +108,9 @@ class PgRoundTripsTest {
                 .get("a").asInt()).isEqualTo(3);
         // the assumed burst failed its check (then its ROLLBACK), then the locked read and the burst
         assertThat(proxy.transactions(WROTE_DOCUMENTS)).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(2, 2);
-        assertThat(proxy.transactions(WROTE_DOCUMENTS).getFirst().sent()).contains("'version'").contains("ROLLBACK");
+        // (the first on the group writer's connection, the second on the request's, listed in either order)
+        assertThat(proxy.transactions(WROTE_DOCUMENTS)).filteredOn(t -> t.sent().contains("'version'")).hasSize(1)
+                .allSatisfy(t -> assertThat(t.sent()).contains("ROLLBACK"));
     }
 
     @Test
@@ -229,6 +231,7 @@ class PgRoundTripsTest {
             store.write(new WriteOp.InsertMany(NS, List.of(doc))); // each known to the node
         }
         proxy.reset();
+        long grouped = store.groupedWrites();
         store.gatherNextGroup(docs.size(), 20_000);
         Update inc = Update.parse(JSON.parse("{\"$inc\":{\"a\":1}}", "update"), QueryLimits.defaults());
         try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
@@ -246,7 +249,7 @@ class PgRoundTripsTest {
         List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
         assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).as(writes.toString()).containsExactly(1);
         assertThat(writes.getFirst().sent()).contains("COMMIT").doesNotContain("SAVEPOINT");
-        assertThat(store.groupedWrites()).isEqualTo(docs.size());
+        assertThat(store.groupedWrites() - grouped).isEqualTo(docs.size());
     }
 
     @Test
