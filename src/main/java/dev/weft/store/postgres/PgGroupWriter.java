@@ -79,6 +79,8 @@ final class PgGroupWriter implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong committedWrites = new AtomicLong();
     private final AtomicLong rolledBackWrites = new AtomicLong();
+    private final AtomicLong failedBursts = new AtomicLong();
+    private volatile String lastBurstFailure = "";
     private volatile BeforeCommit beforeCommit = (c, n) -> {};
     private final GroupGather gather = new GroupGather();
     private volatile boolean closing;
@@ -154,6 +156,15 @@ final class PgGroupWriter implements AutoCloseable {
     /** Writes that failed inside a group, undone to their savepoint and handed back (for tests). */
     long rolledBackWrites() {
         return rolledBackWrites.get();
+    }
+
+    /** One-burst attempts that had to run again with savepoints, and the last reason (for tests and probes). */
+    long failedBursts() {
+        return failedBursts.get();
+    }
+
+    String lastBurstFailure() {
+        return lastBurstFailure;
     }
 
     void beforeCommit(BeforeCommit hook) {
@@ -242,9 +253,13 @@ final class PgGroupWriter implements AutoCloseable {
                 throw e;
             }
         } catch (SavepointsNeeded e) {
+            failedBursts.incrementAndGet();
+            lastBurstFailure = "a write that read its document failed";
             return false;
         } catch (SQLException e) {
             if (!savepoints && answeredByTheServer(e)) { // so the COMMIT after it in its burst did not run
+                failedBursts.incrementAndGet();
+                lastBurstFailure = e.getSQLState() + " " + e.getMessage();
                 if (String.valueOf(e.getMessage()).contains("catalog:")) {
                     catalog.reload();
                 }

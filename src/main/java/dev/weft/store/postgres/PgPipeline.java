@@ -105,7 +105,7 @@ final class PgPipeline extends SqlConnection {
         if (body == null) {
             return null;
         }
-        known.forget(table, id);
+        known.take(table, id);
         taken.add(new Taken(table, id, body));
         send("SELECT " + PgWrites.EXPECT + "(count(*), 1, 'version') FROM (SELECT 1 FROM " + table
                 + " WHERE id = ? AND body = ? FOR UPDATE) AS locked", (ps, i) -> {

@@ -360,6 +360,15 @@ public final class PostgresStore extends SqlStore {
         return writes.group() == null ? 0 : writes.group().rolledBackWrites();
     }
 
+    /** One-burst groups that ran again with savepoints, and why the last one did (0, "" without group commit). */
+    long failedGroupBursts() {
+        return writes.group() == null ? 0 : writes.group().failedBursts();
+    }
+
+    String lastGroupBurstFailure() {
+        return writes.group() == null ? "" : writes.group().lastBurstFailure();
+    }
+
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs}. */
     void gatherNextGroup(int count, long maxMs) {
         writes.group().gather(count, maxMs);

@@ -35,6 +35,20 @@ class KnownDocumentsTest {
     }
 
     @Test
+    void aReadNeverFillsTheEntryOfADocumentAWriteTook() {
+        KnownDocuments known = new KnownDocuments(1 << 20);
+        byte[] k0 = bytes("{\"v\":0}");
+        known.put("d1", ID, k0);
+        known.take("d1", ID); // a write assumes k0 and has not committed
+        byte[] seen = known.get("d1", ID);
+        assertThat(seen).isNull();
+        known.replace("d1", ID, seen, k0); // a read whose snapshot predates the write's commit
+        assertThat(known.get("d1", ID)).isNull();
+        known.restore("d1", ID, k0); // the write rolled back
+        assertThat(known.get("d1", ID)).isSameAs(k0);
+    }
+
+    @Test
     void aRestoredEntryNeverReplacesANewerOne() {
         KnownDocuments known = new KnownDocuments(1 << 20);
         byte[] taken = bytes("{\"v\":0}");
