@@ -17,6 +17,15 @@ final class ArrayOps {
     static void register(Map<String, Operators.Op> ops) {
         ops.put("$size", (args, p, name) -> {
             Expr a = p.args(name, args, 1, 1).getFirst();
+            if (a instanceof StringOps.Split split) {
+                return s -> {
+                    int pieces = split.pieces(s);
+                    if (pieces < 0) {
+                        throw AggValues.error(name, "the argument must be an array, not " + AggValues.typeName(NullNode.getInstance()));
+                    }
+                    return Json.NODES.numberNode(pieces);
+                };
+            }
             return s -> {
                 JsonNode v = a.eval(s);
                 if (v == null || !v.isArray()) {

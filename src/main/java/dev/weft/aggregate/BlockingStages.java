@@ -121,7 +121,7 @@ final class BlockingStages {
                     entry = new Entry(key, at, started(fields));
                     groups.put(hashed, entry);
                     budget.charge(MemoryBudget.size(key) + 64L + 48L * entry.accs.length);
-                } else if (entry.after(at)) {
+                } else if (!GroupKey.spelledOneWay(key) && entry.after(at)) {
                     entry.key = key;
                     entry.at = at;
                 }
@@ -213,7 +213,7 @@ final class BlockingStages {
             MemoryBudget budget = run.budget("$sort");
             // Ties keep their input order, as a stable sort does.
             record Entry(JsonNode doc, long seq, long bytes) {}
-            Comparator<JsonNode> byKeys = sort.comparator();
+            Comparator<JsonNode> byKeys = sort.comparator(ScoredDocument::score);
             Comparator<Entry> order = Comparator.<Entry, JsonNode>comparing(Entry::doc, byKeys).thenComparingLong(Entry::seq);
             PriorityQueue<Entry> top = new PriorityQueue<>(order.reversed());
             List<Entry> all = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.weft.aggregate;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.TextSearch;
 import dev.weft.query.RestheartEscapes;
 import dev.weft.query.Variables;
 import java.util.HashSet;
@@ -72,8 +73,20 @@ public final class Definitions {
      * Compiles each stage with its variables at their defaults: a stage whose variables have
      * none can only be checked for its name (the client's value completes it).
      */
+    /** A {@code $match} whose filter has {@code $text} at its top level (where a filter may have it). */
+    private static boolean isTextMatch(JsonNode stage) {
+        JsonNode filter = stage.path("$match");
+        return filter.has("$text") || filter.path("$and").valueStream().anyMatch(f -> f.has("$text"));
+    }
+
     private static void check(JsonNode stages, String uri, QueryLimits limits) {
+        boolean first = true;
         for (JsonNode stage : stages) {
+            boolean later = !first;
+            first = false;
+            if (later && isTextMatch(stage)) {
+                throw WeftException.badRequest("aggregation " + uri + ": " + TextSearch.NOT_FIRST_STAGE);
+            }
             JsonNode s = stage;
             if (s.isObject() && s.size() == 1 && s.has(IFVAR)) {
                 JsonNode args = s.get(IFVAR);
@@ -84,7 +97,8 @@ public final class Definitions {
             }
             try {
                 boolean match = s.isObject() && s.size() == 1 && s.has("$match");
-                Pipeline.parse(Json.NODES.arrayNode().add(bind(s, Json.NODES.objectNode(), uri, false, match, true)), limits);
+                Pipeline.parseStoredStage(Json.NODES.arrayNode().add(bind(s, Json.NODES.objectNode(), uri, false, match, true)),
+                        limits);
             } catch (UnboundWithoutDefault e) {
                 if (!s.isObject() || s.size() != 1) {
                     throw WeftException.badRequest("aggregation " + uri + ": a stage must be an object with one field");

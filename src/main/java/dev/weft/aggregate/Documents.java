@@ -13,8 +13,9 @@ import tools.jackson.databind.node.ObjectNode;
 final class Documents {
     private Documents() {}
 
+    /** A shallow copy of {@code object} (an empty object when it is none), with its textScore ({@link ScoredDocument}). */
     static ObjectNode copy(JsonNode object) {
-        ObjectNode out = Json.NODES.objectNode();
+        ObjectNode out = ScoredDocument.emptyCopyOf(object);
         if (object != null && object.isObject()) {
             out.setAll((ObjectNode) object);
         }

@@ -3,6 +3,7 @@ package dev.weft.aggregate;
 import dev.weft.core.Json;
 import dev.weft.core.WeftException;
 import dev.weft.query.QueryLimits;
+import dev.weft.query.TextSearch;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -18,7 +19,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code "$$name.x"} (a variable), {@code {"$op": args}} (an operator from {@link Operators}),
  * objects and arrays of expressions, and constants. Unknown operators and undefined variables
  * are 400s naming them. Records every document path it compiles ({@link #paths}), for the
- * access checks of the caller.
+ * access checks of the caller. {@code {"$meta":"textScore"}} reads the score of the document
+ * entering the stage ({@link ScoredDocument}); where the stage's documents have none (no leading
+ * {@code $text} match, or a stage since made new ones) it is MongoDB's 400.
  */
 final class ExprParser {
     private static final Set<String> BUILT_IN = Set.of("ROOT", "CURRENT", "NOW", "REMOVE");
@@ -27,11 +30,24 @@ final class ExprParser {
     private final Deque<String> bound = new ArrayDeque<>();
     private final Set<String> paths = new LinkedHashSet<>();
     private boolean readsWhole;
+    private boolean textScoreAvailable;
+    private boolean usesTextScore;
     private int depth;
 
     ExprParser(QueryLimits limits, Set<String> outerVariables) {
         this.limits = limits;
         bound.addAll(outerVariables);
+    }
+
+    /** Says whether the documents the expressions will read carry a textScore. */
+    ExprParser withTextScore(boolean available) {
+        textScoreAvailable = available;
+        return this;
+    }
+
+    /** Whether a compiled expression reads the textScore. */
+    boolean usesTextScore() {
+        return usesTextScore;
     }
 
     QueryLimits limits() {
@@ -105,11 +121,25 @@ final class ExprParser {
     }
 
     private Expr operator(String name, JsonNode args) {
+        if (name.equals("$meta")) {
+            return meta(args);
+        }
         Operators.Op op = Operators.get(name);
         if (op == null) {
             throw WeftException.badRequest("unknown aggregation expression operator " + name);
         }
         return op.parse(args, this, name);
+    }
+
+    private Expr meta(JsonNode args) {
+        if (!args.isString() || !args.stringValue().equals("textScore")) {
+            throw WeftException.badRequest("unsupported $meta " + args + ": only {\"$meta\":\"textScore\"}");
+        }
+        if (!textScoreAvailable) {
+            throw WeftException.badRequest(TextSearch.NO_SCORE);
+        }
+        usesTextScore = true;
+        return scope -> ScoredDocument.meta(scope.variable("ROOT"));
     }
 
     private Expr object(ObjectNode spec) {

@@ -23,7 +23,13 @@ final class GroupKey implements Comparable<GroupKey> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof GroupKey k && k.hash == hash && Values.compare(k.value, value) == 0;
+        if (!(o instanceof GroupKey k) || k.hash != hash) {
+            return false;
+        }
+        if (value != null && value.isString() && k.value != null && k.value.isString()) {
+            return value.stringValue().equals(k.value.stringValue()); // what compare says, without its code point walk
+        }
+        return Values.compare(k.value, value) == 0;
     }
 
     @Override
@@ -34,6 +40,16 @@ final class GroupKey implements Comparable<GroupKey> {
     @Override
     public int compareTo(GroupKey other) {
         return Values.compare(value, other.value);
+    }
+
+    /**
+     * Whether every key equal to {@code v} is written exactly as it is (a string, true, false,
+     * null, missing): then which input named the group first does not matter, and a group need
+     * not compare positions to keep the first spelling (as it must for {@code 1} and {@code 1.0},
+     * an ObjectId's hex case, or an object holding such).
+     */
+    static boolean spelledOneWay(JsonNode v) {
+        return v == null || v.isString() || v.isBoolean() || v.isNull() || v.isMissingNode();
     }
 
     /**

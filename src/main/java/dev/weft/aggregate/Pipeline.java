@@ -67,9 +67,12 @@ public final class Pipeline {
     private final Set<String> readPaths;
     private final boolean readsWholeDocuments;
     private final Set<String> lookups;
+    private final boolean usesTextScore;
 
-    private Pipeline(List<Stage> stages, Set<String> readPaths, boolean readsWholeDocuments, Set<String> lookups) {
+    private Pipeline(List<Stage> stages, Set<String> readPaths, boolean readsWholeDocuments, Set<String> lookups,
+                     boolean usesTextScore) {
         this.stages = stages;
+        this.usesTextScore = usesTextScore;
         this.readPaths = readPaths;
         this.readsWholeDocuments = readsWholeDocuments;
         this.lookups = lookups;
@@ -100,12 +103,55 @@ public final class Pipeline {
         this.prefix = new Prefix(List.copyOf(filters), sort, skip, limit, matches, i);
     }
 
-    /** Compiles {@code stages} (a JSON array); 400 for anything MongoDB would refuse or Weft does not run. */
+    /**
+     * Compiles {@code stages} (a JSON array) of a change stream: no {@code $text}; 400 for anything
+     * MongoDB would refuse or Weft does not run.
+     */
     public static Pipeline parse(JsonNode stages, QueryLimits limits) {
-        Set<String> lookups = new LinkedHashSet<>();
-        StageParser parser = new StageParser(limits, Set.of(), lookups);
+        return parse(stages, new StageParser(limits, Set.of(), new LinkedHashSet<>()));
+    }
+
+    /**
+     * Compiles an aggregation's {@code stages}: as {@link #parse}, and its first stage may be a
+     * {@code $match} with {@code $text} (then in the {@link #prefix}), whose textScore the stages
+     * after it may read ({@link #usesTextScore}).
+     */
+    public static Pipeline parseAggregation(JsonNode stages, QueryLimits limits) {
+        return parse(stages, StageParser.aggregation(limits, new LinkedHashSet<>()));
+    }
+
+    /** Compiles one stage of a stored pipeline alone: as in an aggregation, where it could be the first stage or follow one. */
+    static Pipeline parseStoredStage(JsonNode stages, QueryLimits limits) {
+        return parse(stages, StageParser.storedStage(limits, new LinkedHashSet<>()));
+    }
+
+    private static Pipeline parse(JsonNode stages, StageParser parser) {
         List<Stage> parsed = parser.parseAll(stages, "a pipeline");
-        return new Pipeline(parsed, Set.copyOf(parser.paths()), parser.readsWholeDocuments(), Set.copyOf(lookups));
+        return new Pipeline(parsed, Set.copyOf(parser.paths()), parser.readsWholeDocuments(), Set.copyOf(parser.lookups()),
+                parser.usesTextScore());
+    }
+
+    /**
+     * Whether a stage reads the textScore of the leading {@code $text} match: then each input
+     * document is given its score ({@link #scored}) before it enters.
+     */
+    public boolean usesTextScore() {
+        return usesTextScore;
+    }
+
+    /**
+     * Whether every stage after the first {@code done} makes exactly one document of each input
+     * ({@code $project $addFields $set $unset $replaceRoot $replaceWith}), so the first n results
+     * come from the first n inputs.
+     */
+    public boolean oneForOneAfter(int done) {
+        return stages.subList(done, stages.size()).stream().allMatch(s -> s instanceof StreamingStages.Project
+                || s instanceof StreamingStages.AddFields || s instanceof StreamingStages.ReplaceRoot);
+    }
+
+    /** {@code document} with the textScore {@code score}, as a pipeline that {@link #usesTextScore} takes its input. */
+    public static JsonNode scored(JsonNode document, double score) {
+        return ScoredDocument.of(document, score);
     }
 
     public Prefix prefix() {

@@ -6,6 +6,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.QueryLimits;
 import dev.weft.query.Sort;
+import dev.weft.query.TextSearch;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -19,8 +20,17 @@ import tools.jackson.databind.node.ObjectNode;
  * Compiles a pipeline's stages. Records, for the caller's access checks, the document paths the
  * stages read until one replaces the documents with new ones ({@link #paths}) and the
  * collections {@code $lookup} reads ({@link #lookups}). An unknown stage is a 400 naming it.
+ *
+ * <p>{@code $text} as MongoDB allows it in a pipeline: in a {@code $match} that is the first stage
+ * of an aggregation (which the store then runs on the text index), nowhere else (not in
+ * {@code $facet} or {@code $lookup} either). That match gives the documents a textScore
+ * ({@link ScoredDocument}), which expressions and {@code $sort} may read until a stage makes new
+ * documents ({@code $group $bucket $count $sortByCount $facet}); reading it where there is none
+ * is MongoDB's 400 ({@link TextSearch#NO_SCORE}).
  */
 final class StageParser {
+    /** The stages whose output documents are new ones, without the input's textScore (as in MongoDB). */
+    private static final Set<String> MAKE_NEW_DOCUMENTS = Set.of("$group", "$bucket", "$count", "$sortByCount", "$facet");
     static final Set<String> STAGES = Set.of("$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
             "$replaceWith", "$group", "$sort", "$skip", "$limit", "$unwind", "$count", "$sortByCount", "$bucket", "$facet",
             "$sample", "$lookup");
@@ -28,17 +38,51 @@ final class StageParser {
     private final Set<String> variables;
     private final Set<String> paths = new LinkedHashSet<>();
     private final Set<String> lookups;
+    /** Whether this is an aggregation's own stage list, whose first stage may match {@code $text}. */
+    private final boolean textFirst;
+    /** Whether each stage is checked alone (a stored pipeline's), a textScore taken as available. */
+    private final boolean scoreAssumed;
     private boolean reshaped;
     private boolean readsWhole;
+    /** Whether the documents entering the next stage carry a textScore. */
+    private boolean scored;
+    private boolean usesTextScore;
 
     StageParser(QueryLimits limits, Set<String> variables, Set<String> lookups) {
+        this(limits, variables, lookups, false, false);
+    }
+
+    private StageParser(QueryLimits limits, Set<String> variables, Set<String> lookups, boolean textFirst,
+                        boolean scoreAssumed) {
         this.limits = limits;
         this.variables = variables;
         this.lookups = lookups;
+        this.textFirst = textFirst;
+        this.scoreAssumed = scoreAssumed;
+        this.scored = scoreAssumed;
+    }
+
+    /** The parser of an aggregation's stages: its first may be a {@code $match} with {@code $text}. */
+    static StageParser aggregation(QueryLimits limits, Set<String> lookups) {
+        return new StageParser(limits, Set.of(), lookups, true, false);
+    }
+
+    /** The parser of one stage of a stored pipeline checked alone: it may be the first, and a textScore may be read. */
+    static StageParser storedStage(QueryLimits limits, Set<String> lookups) {
+        return new StageParser(limits, Set.of(), lookups, true, true);
+    }
+
+    /** Whether a stage reads the textScore ({@code $meta}, or {@code $sort} by it). */
+    boolean usesTextScore() {
+        return usesTextScore;
     }
 
     Set<String> paths() {
         return paths;
+    }
+
+    Set<String> lookups() {
+        return lookups;
     }
 
     /**
@@ -56,7 +100,13 @@ final class StageParser {
         }
         List<Stage> out = new ArrayList<>();
         for (JsonNode spec : stages) {
-            Stage stage = parse(spec);
+            Stage stage = parse(spec, out.isEmpty());
+            if (stage instanceof StreamingStages.Match m && m.searchesText() && !m.pushable()) {
+                // the store runs the $text part on the text index; the $expr follows as a stage of its own
+                out.add(m.filterPart());
+                stage = m.exprPart();
+            }
+            scored = scoreAssumed || scored && !MAKE_NEW_DOCUMENTS.contains(spec.propertyNames().iterator().next());
             if (stage instanceof StreamingStages.Limit limit && !out.isEmpty()
                     && out.getLast() instanceof BlockingStages.SortStage sort) {
                 out.set(out.size() - 1, sort.limitedTo(limit.n()));
@@ -68,10 +118,11 @@ final class StageParser {
     }
 
     private ExprParser expressions() {
-        return new ExprParser(limits, variables);
+        return new ExprParser(limits, variables).withTextScore(scored);
     }
 
     private void read(ExprParser p) {
+        usesTextScore |= p.usesTextScore();
         read(p.paths());
         readsWhole |= !reshaped && p.readsWholeDocument();
     }
@@ -82,14 +133,14 @@ final class StageParser {
         }
     }
 
-    Stage parse(JsonNode spec) {
+    private Stage parse(JsonNode spec, boolean first) {
         if (!spec.isObject() || spec.size() != 1) {
             throw WeftException.badRequest("a pipeline stage must be an object with exactly one field, such as {\"$match\": {}}");
         }
         String name = spec.propertyNames().iterator().next();
         JsonNode arg = spec.get(name);
         return switch (name) {
-            case "$match" -> match(arg);
+            case "$match" -> match(arg, first);
             case "$project" -> {
                 ExprParser p = expressions();
                 Projector projector = Projector.parse(arg, p);
@@ -134,13 +185,19 @@ final class StageParser {
         };
     }
 
-    private Stage match(JsonNode arg) {
+    private Stage match(JsonNode arg, boolean first) {
         if (!arg.isObject()) {
             throw WeftException.badRequest("$match takes a filter object");
         }
         ObjectNode filterSpec = ((ObjectNode) arg).deepCopy();
         JsonNode exprSpec = filterSpec.remove("$expr");
         Filter filter = Filter.parse(filterSpec, limits);
+        if (filter.textSearch().isPresent()) {
+            if (!first || !textFirst) {
+                throw WeftException.badRequest(TextSearch.NOT_FIRST_STAGE);
+            }
+            scored = true;
+        }
         read(filter.paths());
         Expr expr = null;
         if (exprSpec != null) {
@@ -232,6 +289,17 @@ final class StageParser {
         List<IndexField> fields = new ArrayList<>();
         for (Map.Entry<String, JsonNode> e : arg.properties()) {
             JsonNode d = e.getValue();
+            if (Sort.isTextScore(d)) {
+                if (!scored) {
+                    throw WeftException.badRequest(TextSearch.NO_SCORE);
+                }
+                if (fields.stream().anyMatch(f -> f.path().equals(Sort.TEXT_SCORE))) {
+                    throw WeftException.badRequest("$sort: textScore twice");
+                }
+                usesTextScore = true;
+                fields.add(new IndexField(Sort.TEXT_SCORE, -1));
+                continue;
+            }
             if (!d.isNumber() || (d.doubleValue() != 1 && d.doubleValue() != -1)) {
                 throw WeftException.badRequest("$sort: the direction of '" + e.getKey() + "' must be 1 or -1");
             }
@@ -239,8 +307,8 @@ final class StageParser {
                 throw WeftException.badRequest("$sort: invalid field name '" + e.getKey() + "'");
             }
             fields.add(new IndexField(e.getKey(), d.intValue()));
+            read(Set.of(e.getKey()));
         }
-        read(Set.copyOf(arg.propertyNames()));
         return new Sort(fields);
     }
 
@@ -344,6 +412,7 @@ final class StageParser {
             ExprParser.checkFieldName(e.getKey());
             StageParser inner = new StageParser(limits, variables, lookups);
             inner.reshaped = reshaped;
+            inner.scored = scored;
             for (JsonNode s : e.getValue().isArray() ? e.getValue() : Json.NODES.arrayNode()) {
                 String stage = s.isObject() && s.size() == 1 ? s.propertyNames().iterator().next() : "";
                 if (Set.of("$facet", "$out", "$merge").contains(stage)) {
@@ -353,6 +422,7 @@ final class StageParser {
             facets.put(e.getKey(), inner.parseAll(e.getValue(), "$facet." + e.getKey()));
             read(inner.paths());
             readsWhole |= !reshaped && inner.readsWholeDocuments();
+            usesTextScore |= inner.usesTextScore;
         }
         return new BlockingStages.Facet(facets);
     }

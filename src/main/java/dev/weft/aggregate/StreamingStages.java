@@ -20,7 +20,7 @@ final class StreamingStages {
                 @Override
                 public boolean accept(JsonNode document) {
                     JsonNode out = apply(document, run);
-                    return out == null || next.accept(out);
+                    return out == null || next.accept(out == document ? out : ScoredDocument.carry(document, out));
                 }
 
                 @Override
@@ -45,6 +45,21 @@ final class StreamingStages {
 
         boolean pushable() {
             return expr == null;
+        }
+
+        /** Whether its filter has a {@code $text} search (only a pipeline's first stage may). */
+        boolean searchesText() {
+            return filter.textSearch().isPresent();
+        }
+
+        /** This match without its {@code $expr}: what a store can run. */
+        Match filterPart() {
+            return new Match(filterSpec, filter, null);
+        }
+
+        /** Its {@code $expr} alone. */
+        Match exprPart() {
+            return new Match(Json.NODES.objectNode(), Filter.all(), expr);
         }
 
         @Override

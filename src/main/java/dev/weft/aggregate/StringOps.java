@@ -34,21 +34,7 @@ final class StringOps {
                 return Json.NODES.stringNode(out.toString());
             };
         });
-        ops.put("$split", (args, p, name) -> ArithmeticOps.binary(p.args(name, args, 2, 2), (v, d) -> {
-            String text = string(name, v);
-            String delimiter = string(name, d);
-            if (delimiter.isEmpty()) {
-                throw AggValues.error(name, "requires a non-empty separator");
-            }
-            var out = AggValues.array();
-            int from = 0;
-            for (int at = text.indexOf(delimiter); at >= 0; at = text.indexOf(delimiter, from)) {
-                out.add(text.substring(from, at));
-                from = at + delimiter.length();
-            }
-            out.add(text.substring(from));
-            return out;
-        }));
+        ops.put("$split", (args, p, name) -> new Split(name, p.args(name, args, 2, 2)));
         ops.put("$toLower", (args, p, name) -> caseOp(p, args, name, true));
         ops.put("$toUpper", (args, p, name) -> caseOp(p, args, name, false));
         ops.put("$strLenCP", (args, p, name) -> {
@@ -82,6 +68,65 @@ final class StringOps {
         ops.put("$strcasecmp", (args, p, name) -> ArithmeticOps.binary(p.args(name, args, 2, 2), (a, b) ->
                 Json.NODES.numberNode(Integer.signum(string(name, a).toUpperCase(Locale.ROOT)
                         .compareTo(string(name, b).toUpperCase(Locale.ROOT))))));
+    }
+
+    /**
+     * {@code $split}, which can also say how many pieces it would make without making them: an
+     * expression that only counts them ({@code $size} of a {@code $split}) builds no strings.
+     */
+    static final class Split implements Expr {
+        private final String name;
+        private final Expr text;
+        private final Expr delimiter;
+
+        Split(String name, List<Expr> args) {
+            this.name = name;
+            this.text = args.get(0);
+            this.delimiter = args.get(1);
+        }
+
+        @Override
+        public JsonNode eval(Scope s) {
+            JsonNode v = text.eval(s);
+            JsonNode d = delimiter.eval(s);
+            if (AggValues.isNullish(v) || AggValues.isNullish(d)) {
+                return NullNode.getInstance();
+            }
+            String t = string(name, v);
+            String sep = separator(d);
+            var out = AggValues.array();
+            int from = 0;
+            for (int at = t.indexOf(sep); at >= 0; at = t.indexOf(sep, from)) {
+                out.add(t.substring(from, at));
+                from = at + sep.length();
+            }
+            out.add(t.substring(from));
+            return out;
+        }
+
+        /** The size of the array {@link #eval} would answer, or -1 where it answers null; the same errors. */
+        int pieces(Scope s) {
+            JsonNode v = text.eval(s);
+            JsonNode d = delimiter.eval(s);
+            if (AggValues.isNullish(v) || AggValues.isNullish(d)) {
+                return -1;
+            }
+            String t = string(name, v);
+            String sep = separator(d);
+            int n = 1;
+            for (int at = t.indexOf(sep); at >= 0; at = t.indexOf(sep, at + sep.length())) {
+                n++;
+            }
+            return n;
+        }
+
+        private String separator(JsonNode d) {
+            String sep = string(name, d);
+            if (sep.isEmpty()) {
+                throw AggValues.error(name, "requires a non-empty separator");
+            }
+            return sep;
+        }
     }
 
     static String string(String op, JsonNode v) {

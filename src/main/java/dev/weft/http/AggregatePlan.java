@@ -5,11 +5,13 @@ import dev.weft.core.ReadMode;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
+import dev.weft.query.TextSearch;
 import dev.weft.security.Authorizer;
 import dev.weft.security.DocumentAccess;
 import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
+import dev.weft.store.StoredDocument;
 import dev.weft.core.WeftException;
 import dev.weft.query.PathTrie;
 import dev.weft.query.PrunedReader;
@@ -21,6 +23,7 @@ import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 
@@ -39,6 +42,12 @@ import tools.jackson.databind.JsonNode;
  *   <li>{@code $lookup} reads another collection only as a {@code GET} of it would: the access
  *       rules are asked again for that path (403 when no rule allows it), and its read filter,
  *       policy and projection apply to the documents joined.</li>
+ *   <li>A first {@code $match} with {@code $text} is bound to the collection's text index as a
+ *       find's is ({@link TextQueries}: 403 when the index covers a field {@code projectResponse}
+ *       hides), and the store answers it from that index, ranked when sorted by {@code textScore}
+ *       ({@code store/sql/RankedText}), never by a scan in parts. When the stages read the
+ *       textScore, each document enters with the one find would show: the score the store ranked
+ *       it by, else MongoDB's per-document formula ({@link StoreTextScore}'s rule).</li>
  *   <li>The leading {@code $match/$sort/$skip/$limit} run as the store's query (planner and
  *       indexes); the rest runs here, each blocking stage bounded by
  *       {@code aggregation-memory-bytes}, the whole by {@code query-timeout-ms} (or a lower
@@ -66,6 +75,8 @@ final class AggregatePlan {
     private final Map<String, DocumentAccess> lookups;
     private final boolean scanInParts;
     private final Function<byte[], JsonNode> reader;
+    /** The search whose textScore each input document carries in, when the stages read it. */
+    private final Optional<TextSearch> scoredBy;
 
     private AggregatePlan(Api api, Namespace ns, Pipeline pipeline, int done, FindQuery query, DocumentAccess.View view,
                           ReadMode readMode, Map<String, DocumentAccess> lookups, boolean scanInParts) {
@@ -79,6 +90,7 @@ final class AggregatePlan {
         this.lookups = lookups;
         this.scanInParts = scanInParts;
         this.reader = reader(api, pipeline);
+        this.scoredBy = pipeline.usesTextScore() ? query.filter().textSearch() : Optional.empty();
     }
 
     /**
@@ -87,7 +99,7 @@ final class AggregatePlan {
      * which orders a scan read in parts) without decoding the rest.
      */
     private static Function<byte[], JsonNode> reader(Api api, Pipeline pipeline) {
-        if (pipeline.readsWholeDocuments()) {
+        if (pipeline.readsWholeDocuments() || pipeline.usesTextScore()) { // MongoDB's score reads the text fields
             return bytes -> api.json().parse(bytes, "stored document");
         }
         Set<String> paths = new HashSet<>(pipeline.readPaths());
@@ -96,18 +108,24 @@ final class AggregatePlan {
         return pruned::read;
     }
 
-    /** {@code stages} (variables already bound) compiled and admitted under the request's access to {@code ns}. */
-    static AggregatePlan of(Exchange ex, Api api, Authorizer authorizer, Namespace ns, JsonNode stages) {
-        Pipeline pipeline = Pipeline.parse(stages, api.limits());
+    /**
+     * {@code stages} (variables already bound) compiled and admitted under the request's access to
+     * {@code ns}; {@code answered} is how many results the answer takes at most (a page's end),
+     * when it is known.
+     */
+    static AggregatePlan of(Exchange ex, Api api, Authorizer authorizer, Namespace ns, JsonNode stages, OptionalLong answered) {
+        Pipeline pipeline = Pipeline.parseAggregation(stages, api.limits());
         DocumentAccess access = ex.context().access(ns);
         pipeline.readPaths().forEach(path -> access.checkReadPath("the pipeline", path));
         Pipeline.Prefix prefix = pipeline.prefix();
         Filter filter = TextQueries.bind(access.readFilter(prefix.filters(), api.limits()), api, ns, access);
-        prefix.sort().ifPresent(sort -> sort.fields().forEach(f -> access.checkSortPath(f.path())));
-        boolean storeSorts = prefix.sort().isEmpty() || prefix.limit() < Long.MAX_VALUE
+        prefix.sort().ifPresent(sort -> sort.fields().stream().filter(f -> !f.path().equals(Sort.TEXT_SCORE))
+                .forEach(f -> access.checkSortPath(f.path())));
+        long limit = rankedPage(pipeline, answered).orElse(prefix.limit());
+        boolean storeSorts = prefix.sort().isEmpty() || limit < Long.MAX_VALUE
                 || servedByIndex(api, ns, prefix.sort().get());
         FindQuery query = storeSorts
-                ? new FindQuery(filter, prefix.sort().orElse(NATURAL), prefix.skip(), prefix.limit(), Optional.empty())
+                ? new FindQuery(filter, prefix.sort().orElse(NATURAL), prefix.skip(), limit, Optional.empty())
                 : new FindQuery(filter, NATURAL, 0, Long.MAX_VALUE, Optional.empty());
         int done = storeSorts ? prefix.length() : prefix.matches();
         Map<String, DocumentAccess> lookups = new HashMap<>();
@@ -118,9 +136,26 @@ final class AggregatePlan {
         }
         // A scan read in parts has no order: only a filter may go before it, and the parts' inputs
         // are put back in _id order by their _id, so the caller must be able to see it.
-        boolean scanInParts = storeSorts && prefix.length() == prefix.matches() && seesIds(access);
+        // A $text match is answered from the text index, not by scanning every part.
+        boolean scanInParts = storeSorts && prefix.length() == prefix.matches() && seesIds(access)
+                && filter.textSearch().isEmpty();
         return new AggregatePlan(api, ns, pipeline, done, query, access.view(Optional.empty(), api.json()),
                 api.readMode(ex, ns), lookups, scanInParts);
+    }
+
+    /**
+     * A sort by textScore with no {@code $limit} after it, whose answer takes the first n results
+     * of stages that make one document of each input: the store's ranked page of n, so the order and
+     * scores are find's (and only about n documents are read), rather than every match sorted here
+     * by MongoDB's per-document formula.
+     */
+    private static OptionalLong rankedPage(Pipeline pipeline, OptionalLong answered) {
+        Pipeline.Prefix prefix = pipeline.prefix();
+        if (answered.isEmpty() || prefix.limit() < Long.MAX_VALUE || prefix.sort().isEmpty()
+                || !prefix.sort().get().byTextScore() || !pipeline.oneForOneAfter(prefix.length())) {
+            return OptionalLong.empty();
+        }
+        return answered;
     }
 
     private static boolean seesIds(DocumentAccess access) {
@@ -170,7 +205,7 @@ final class AggregatePlan {
         try {
             api.store().find(ns, query, readMode, doc -> {
                 time.row();
-                if (stopped[0] || !feed.accept(reader.apply(view.matched(doc.json())))) {
+                if (stopped[0] || !feed.accept(input(doc))) {
                     throw ENOUGH;
                 }
             });
@@ -179,6 +214,15 @@ final class AggregatePlan {
         }
         time.checkNow();
         feed.finish();
+    }
+
+    /** A stored document as the pipeline takes it: as the caller may see it, with its textScore if the stages read it. */
+    private JsonNode input(StoredDocument doc) {
+        JsonNode input = reader.apply(view.matched(doc.json()));
+        if (scoredBy.isEmpty()) {
+            return input;
+        }
+        return Pipeline.scored(input, Double.isNaN(doc.textScore()) ? scoredBy.get().score(input) : doc.textScore());
     }
 
     /**

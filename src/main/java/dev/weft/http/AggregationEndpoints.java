@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Optional;
+import java.util.OptionalLong;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -49,8 +50,9 @@ final class AggregationEndpoints {
         avars.put("@skip", (long) (page - 1) * pageSize);
         avars.put("@limit", pageSize);
         JsonNode stages = Definitions.bind(stored, avars, uri);
-        answer(ex, AggregatePlan.of(ex, api, authorizer, ns, stages), pagesItself ? 1 : page,
-                pagesItself ? Integer.MAX_VALUE : pageSize);
+        int answerPage = pagesItself ? 1 : page;
+        int answerSize = pagesItself ? Integer.MAX_VALUE : pageSize;
+        answer(ex, AggregatePlan.of(ex, api, authorizer, ns, stages, answered(ex, answerPage, answerSize)), answerPage, answerSize);
     }
 
     void adhoc(Exchange ex) throws IOException {
@@ -63,7 +65,16 @@ final class AggregationEndpoints {
         }
         int page = ReadParams.intParam(ex, "page", 1, 1, Integer.MAX_VALUE);
         int pageSize = ReadParams.intParam(ex, "pagesize", api.settings().defaultPageSize(), 0, api.settings().maxPageSize());
-        answer(ex, AggregatePlan.of(ex, api, authorizer, ns, body), page, pageSize);
+        answer(ex, AggregatePlan.of(ex, api, authorizer, ns, body, answered(ex, page, pageSize)), page, pageSize);
+    }
+
+    /** How many results the answer takes at most: up to the page's end as a JSON array, all as ndjson. */
+    private static OptionalLong answered(Exchange ex, int page, int pageSize) {
+        return ndjson(ex) || pageSize == Integer.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of((long) page * pageSize);
+    }
+
+    private static boolean ndjson(Exchange ex) {
+        return ex.header("Accept").map(a -> a.contains(CollectionEndpoints.NDJSON)).orElse(false);
     }
 
     private ObjectNode avars(Exchange ex) {
@@ -83,7 +94,7 @@ final class AggregationEndpoints {
     }
 
     private void answer(Exchange ex, AggregatePlan plan, int page, int pageSize) throws IOException {
-        if (ex.header("Accept").map(a -> a.contains(CollectionEndpoints.NDJSON)).orElse(false)) {
+        if (ndjson(ex)) {
             streamAll(ex, plan);
             return;
         }

@@ -24,7 +24,7 @@ import tools.jackson.databind.node.ObjectNode;
  * etags, read modes and durability, write outcomes to statuses).
  */
 record Api(Store store, Json json, Settings settings, QueryLimits limits, ResultCache cache, DocumentPolicy.Lookup policies,
-           CursorTokens cursors, DeepPages pages, Sessions sessions) {
+           CursorTokens cursors, DeepPages pages, Sessions sessions, ReadMemo memo) {
     static final String READ_MODE = "readMode";
     static final String DURABILITY = "durability";
     /** The store of a request inside a transaction ({@link SessionEndpoints#handle}): the transaction's view. */
@@ -33,10 +33,12 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
     private static final ResultCache NO_CACHE = new ResultCache(0, 0);
 
     static Api of(Store store, Settings settings, DocumentPolicy.Lookup policies) {
-        return new Api(store, new Json(settings.maxNestingDepth()), settings,
+        Json json = new Json(settings.maxNestingDepth());
+        return new Api(store, json, settings,
                 QueryLimits.of(settings),
                 new ResultCache(settings.resultCacheEntries(), settings.resultCacheMaxBytes()), policies,
-                new CursorTokens(settings.cursorSecret()), DeepPages.of(store, settings), new Sessions(store, settings));
+                new CursorTokens(settings.cursorSecret()), DeepPages.of(store, settings), new Sessions(store, settings),
+                new ReadMemo(json));
     }
 
     /** The store this request reads and writes: inside a transaction, the transaction's. */
@@ -88,10 +90,23 @@ record Api(Store store, Json json, Settings settings, QueryLimits limits, Result
     }
 
     private Optional<String> mode(Exchange ex, Namespace ns, String name) {
-        return ex.param(name).or(() -> store.collection(ns)
-                .map(m -> m.properties().get(name))
-                .filter(JsonNode::isString)
-                .map(JsonNode::asString));
+        Optional<String> asked = ex.param(name);
+        if (asked.isPresent()) {
+            return asked;
+        }
+        Optional<ReadMemo.Facts> facts = memo.collection(store, ns); // the committed catalog, as before a transaction too
+        return facts.flatMap(name.equals(READ_MODE) ? ReadMemo.Facts::readMode : ReadMemo.Facts::durability);
+    }
+
+    /**
+     * 404 naming what is missing, unless the collection exists; for reads that need no more of
+     * its metadata ({@link #existingCollection} parses its properties).
+     */
+    void requireCollection(Namespace ns) {
+        if (memo.collection(store, ns).isPresent()) {
+            return;
+        }
+        existingCollection(ns);
     }
 
     /** Collection properties naming a read mode or durability must name known ones (400 otherwise). */

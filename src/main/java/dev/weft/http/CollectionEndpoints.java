@@ -52,21 +52,34 @@ final class CollectionEndpoints {
             long pages = params.pageSize() == 0 ? 0 : (total + params.pageSize() - 1) / params.pageSize();
             ex.setHeader("X-Total-Pages", Long.toString(pages));
         }
-        api.existingCollection(ns);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        api.requireCollection(ns);
+        PageBytes out = new PageBytes();
         Optional<String> next = page(plan, out);
-        byte[] body = out.toByteArray();
-        cacheKey.ifPresent(key -> api.cache().put(key, version, new ResultCache.Answer(body, Optional.empty(), next)));
-        sendPage(ex, body, next);
+        cacheKey.ifPresent(key -> api.cache().put(key, version, new ResultCache.Answer(out.toByteArray(), Optional.empty(), next)));
+        sendPage(ex, out.bytes(), out.size(), next);
     }
 
-    /** A page, with the cursor token of its end ({@code Weft-Next}, and as a {@code Link}) when more may follow. */
-    private static void sendPage(Exchange ex, byte[] body, Optional<String> next) {
+    /** A page's JSON as it is written, sent from its own buffer: no copy unless the cache keeps it. */
+    private static final class PageBytes extends ByteArrayOutputStream {
+        PageBytes() {
+            super(4096);
+        }
+
+        byte[] bytes() {
+            return buf;
+        }
+    }
+
+    /**
+     * A page (the first {@code length} bytes of {@code body}), with the cursor token of its end
+     * ({@code Weft-Next}, and as a {@code Link}) when more may follow.
+     */
+    private static void sendPage(Exchange ex, byte[] body, int length, Optional<String> next) {
         next.ifPresent(token -> {
             ex.setHeader(NEXT, token);
             ex.setHeader("Link", "<" + ex.path() + "?" + NextLink.query(ex.queryString(), token) + ">; rel=\"next\"");
         });
-        ex.sendJson(200, body);
+        ex.sendJson(200, body, length);
     }
 
     /** A page answered from the result cache; never for {@code count}, whose total is not cached. */
@@ -83,7 +96,7 @@ final class CollectionEndpoints {
             return false;
         }
         Optional<ResultCache.Answer> cached = api.cache().get(cacheKey, version);
-        cached.ifPresent(answer -> sendPage(ex, answer.body(), answer.next()));
+        cached.ifPresent(answer -> sendPage(ex, answer.body(), answer.body().length, answer.next()));
         return cached.isPresent();
     }
 
@@ -109,7 +122,7 @@ final class CollectionEndpoints {
 
     void size(Exchange ex) {
         Namespace ns = api.namespace(ex);
-        api.existingCollection(ns);
+        api.requireCollection(ns);
         long size = CountPlan.of(ex, api, ns).execute();
         ObjectNode body = Json.NODES.objectNode();
         body.put("_size", size);

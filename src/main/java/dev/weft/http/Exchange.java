@@ -8,7 +8,9 @@ import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpField;
@@ -243,8 +245,15 @@ public final class Exchange implements AuthRequest {
 
     /** A JSON answer; a successful one in the request's {@link JsonMode} when it names one. */
     public void sendJson(int status, byte[] json) {
+        sendJson(status, json, json.length);
+    }
+
+    /** {@link #sendJson(int, byte[])} of the first {@code length} bytes of {@code json}, sent from where they are. */
+    void sendJson(int status, byte[] json, int length) {
         Optional<JsonMode> mode = status / 100 == 2 ? jsonMode() : Optional.empty();
-        responses.send(status, Responses.JSON, mode.isPresent() ? mode.get().render(json) : json);
+        responses.send(status, Responses.JSON, mode.isPresent()
+                ? ByteBuffer.wrap(mode.get().render(Arrays.copyOf(json, length)))
+                : ByteBuffer.wrap(json, 0, length));
     }
 
     /** The request's {@code jsonMode} (none for the standard output); 400 for an unknown one. */

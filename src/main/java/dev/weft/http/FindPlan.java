@@ -1,6 +1,5 @@
 package dev.weft.http;
 
-import dev.weft.core.Json;
 import dev.weft.query.SortPosition;
 import dev.weft.store.FindQuery;
 import dev.weft.store.Namespace;
@@ -21,12 +20,12 @@ final class FindPlan {
     private final Store store;
     private final Namespace ns;
     private final ReadParams params;
-    private final Json json;
+    private final ReadMemo memo;
     private final DeepPages pages;
 
-    private FindPlan(Store store, Json json, DeepPages pages, Namespace ns, ReadParams params) {
+    private FindPlan(Store store, ReadMemo memo, DeepPages pages, Namespace ns, ReadParams params) {
         this.store = store;
-        this.json = json;
+        this.memo = memo;
         this.pages = pages;
         this.ns = ns;
         this.params = params;
@@ -34,7 +33,7 @@ final class FindPlan {
 
     /** The request's list parameters parsed under its access to {@code ns}. */
     static FindPlan of(Exchange ex, Api api, Namespace ns) {
-        return new FindPlan(api.store(), api.json(), api.pages(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
+        return new FindPlan(api.store(), api.memo(), api.pages(), ns, ReadParams.parse(ex, api, ns, ex.context().access(ns)));
     }
 
     ReadParams params() {
@@ -66,7 +65,7 @@ final class FindPlan {
         if (sent[0] < params.pageSize() || params.sort().byTextScore()) {
             return Optional.empty(); // a textScore is no stored value a cursor could continue after
         }
-        SortPosition end = SortPosition.of(json.parse(last[0].json(), "stored document"), params.sort());
+        SortPosition end = SortPosition.of(memo.sortFields(params.sort()).read(last[0].json()), params.sort());
         return Optional.of(cursors.seal(end, params.fingerprint()));
     }
 

@@ -126,7 +126,10 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
             if (exchange.hasParam("sid") || exchange.hasParam("txn")) {
                 return MemoryPath.DECLINED; // a session's request: its transaction's reads are never cached
             }
-            RestheartParams.refuseUnsupported(exchange); // declines: the stages answer the 400
+            // what the stages refuse before any endpoint runs, the memory path must not answer:
+            // a cached page's key holds neither parameter (declines: the stages answer the 400)
+            RestheartParams.refuseUnsupported(exchange);
+            QueryTime.parse(exchange.param(QueryTime.PARAMETER));
             Optional<Principal> principal = authenticator.authenticateFromMemory(exchange);
             Optional<Permission> permission = principal.flatMap(p ->
                     authorizer.authorizeFromMemory(p, new ExchangeAccess(exchange, match.get().segments(), false, json)));

@@ -48,11 +48,16 @@ final class Responses {
     }
 
     void send(int status, HttpField contentType, byte[] body) {
+        send(status, contentType, ByteBuffer.wrap(body));
+    }
+
+    /** A whole body: {@code body}'s remaining bytes, which Jetty writes from where they are (no copy). */
+    void send(int status, HttpField contentType, ByteBuffer body) {
         markAnswered(status);
         response.setStatus(status);
         response.getHeaders().put(contentType);
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-        response.write(true, ByteBuffer.wrap(body), callback);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.remaining());
+        response.write(true, body, callback);
     }
 
     void sendEmpty(int status) {

@@ -19,7 +19,7 @@ import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -70,7 +70,10 @@ public final class WeftServer implements AutoCloseable {
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
         QueuedThreadPool threads = new QueuedThreadPool(16, 4);
         threads.setName("weft-io");
-        Executor requestThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("weft-req-", 0).factory());
+        // A thread per task without ThreadPerTaskExecutor's registry of live threads (a concurrent
+        // set added to and removed from on every request): nothing here ever closes or awaits it.
+        ThreadFactory requestThreadFactory = Thread.ofVirtual().name("weft-req-", 0).factory();
+        Executor requestThreads = task -> requestThreadFactory.newThread(task).start();
         threads.setVirtualThreadsExecutor(requestThreads);
         server = new Server(threads);
 

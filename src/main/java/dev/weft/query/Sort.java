@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,13 +39,19 @@ public record Sort(List<IndexField> fields) {
         return fields.stream().anyMatch(f -> f.path().equals(TEXT_SCORE));
     }
 
+    /** Compares documents whose textScore, if sorted by, is their {@link #TEXT_SCORE} field (as the store sets it). */
     public Comparator<JsonNode> comparator() {
+        return comparator(doc -> doc.path(TEXT_SCORE).asDouble(0));
+    }
+
+    /** Compares documents whose textScore, if sorted by, is {@code textScore} of them (an aggregation's metadata). */
+    public Comparator<JsonNode> comparator(ToDoubleFunction<JsonNode> textScore) {
         List<Path> paths = fields.stream().map(f -> f.path().equals(TEXT_SCORE) ? null : Path.of(f.path())).toList();
         return (a, b) -> {
             for (int i = 0; i < paths.size(); i++) {
                 boolean descending = fields.get(i).direction() < 0;
                 Path path = paths.get(i);
-                int c = path == null ? Double.compare(a.path(TEXT_SCORE).asDouble(0), b.path(TEXT_SCORE).asDouble(0))
+                int c = path == null ? Double.compare(textScore.applyAsDouble(a), textScore.applyAsDouble(b))
                         : compareKeys(sortKey(a, path, descending), sortKey(b, path, descending));
                 if (c != 0) {
                     return descending ? -c : c;

@@ -215,6 +215,12 @@ public final class SortKeys {
     }
 
     private byte[] joined(byte[][] pieces) {
+        if (pieces.length == 1) { // most sorts: the one piece is the key (each piece is a fresh array)
+            if (descending[0]) {
+                KeyEncoding.invert(pieces[0]);
+            }
+            return pieces[0];
+        }
         int length = 0;
         for (byte[] p : pieces) {
             length += p.length;

@@ -24,6 +24,10 @@ import tools.jackson.databind.JsonNode;
 public final class TextSearch {
     /** MongoDB's message for a {@code $text} query on a collection without a text index. */
     public static final String NO_INDEX = "text index required for $text query";
+    /** MongoDB's message for a textScore asked of a query or pipeline without {@code $text}. */
+    public static final String NO_SCORE = "query requires text score metadata, but it is not available";
+    /** MongoDB's message for a pipeline's {@code $text} match anywhere but its first stage. */
+    public static final String NOT_FIRST_STAGE = "$match with $text is only allowed as the first pipeline stage";
 
     private final Optional<TextLanguage> language;
     private final boolean caseSensitive;

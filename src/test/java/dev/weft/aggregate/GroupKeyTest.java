@@ -67,4 +67,16 @@ class GroupKeyTest {
         assertThat(groups.get(new GroupKey(json("\"" + "Aa".repeat(12) + "\"")))).isEqualTo(0);
         assertThat(groups.get(new GroupKey(json("\"" + "BB".repeat(12) + "\"")))).isEqualTo(4095);
     }
+
+    @Test
+    void onlyKeysWrittenOneWaySkipTheFirstSpellingCheck() {
+        for (String one : List.of("\"a\"", "\"\u00e9\"", "true", "false", "null")) {
+            assertThat(GroupKey.spelledOneWay(json(one))).as(one).isTrue();
+        }
+        assertThat(GroupKey.spelledOneWay(null)).isTrue();
+        for (String many : List.of("1", "1.0", "{\"$oid\":\"5f0000000000000000000abc\"}", "{\"$date\":0}", "[\"a\"]",
+                "{\"x\":\"a\"}")) {
+            assertThat(GroupKey.spelledOneWay(json(many))).as(many).isFalse();
+        }
+    }
 }

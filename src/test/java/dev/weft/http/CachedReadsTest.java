@@ -18,12 +18,12 @@ class CachedReadsTest {
     private static final List<String> WHO = List.of("anon", "bob", "alice", "admin");
 
     private static final List<String> READS = List.of(
-            "/", "/db", "/db/notes", "/db/notes?count", "/db/notes?sort=" + q("{\"text\":1}"),
+            "/", "/db", "/db/notes", "/db/notes?maxTimeMS=-1", "/db/notes?count", "/db/notes?sort=" + q("{\"text\":1}"),
             "/db/notes?filter=" + q("{\"owner\":\"bob\"}"), "/db/notes?filter=" + q("{\"secret\":{\"$exists\":true}}"),
             "/db/notes?keys=" + q("{\"text\":1}"), "/db/notes?keys=" + q("{\"secret\":1}"),
             "/db/notes?pagesize=1&page=2", "/db/notes?pagesize=0", "/db/notes?pagesize=5000",
             "/db/notes?filter=" + q("{\"n\":{\"$gt\":1}}") + "&sort=-n", "/db/notes?filter=not-json",
-            "/db/notes/a1", "/db/notes/b1", "/db/notes/b1?keys=" + q("{\"secret\":1}"), "/db/notes/missing",
+            "/db/notes/a1", "/db/notes/a1?maxTimeMS=-1", "/db/notes/b1", "/db/notes/b1?keys=" + q("{\"secret\":1}"), "/db/notes/missing",
             "/db/notes/_size", "/db/other", "/db/other/o1", "/db/nothing", "/db/nothing/x",
             "/weft/users", "/weft/users/alice", "/weft/acl");
 

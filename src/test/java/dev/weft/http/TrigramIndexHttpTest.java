@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * with the collection, and obeys the access rules.
  */
 class TrigramIndexHttpTest {
-    private static String ids(TestServer weft, String filter, String more) throws Exception {
+    static String ids(TestServer weft, String filter, String more) throws Exception {
         HttpResponse<String> r = weft.get("/db/c?keys=" + q("{\"_id\":1}") + "&sort=" + q("{\"_id\":1}") + "&filter=" + q(filter) + more);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return r.body();

@@ -27,7 +27,7 @@ public final class TextScores {
     }
 
     /** MongoDB's message for a textScore asked of a query without {@code $text}. */
-    public static final String NO_SCORE = "query requires text score metadata, but it is not available";
+    public static final String NO_SCORE = TextSearch.NO_SCORE;
 
     public void set(JsonNode match) {
         if (search != null && match instanceof ObjectNode doc) {

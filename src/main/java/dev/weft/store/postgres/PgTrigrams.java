@@ -19,6 +19,18 @@ import java.util.List;
  * characters other than letters and digits; a trigram of such characters alone, as "://", gives
  * it nothing to look up, and PostgreSQL then decides it by the other trigrams of the query and
  * the recheck.) Its statements join the write's pipeline ({@link PgPipeline}).
+ *
+ * <p>Where {@code pg_trgm} cannot be installed (the role may not create in its database, or the
+ * server has no contrib), the store opens all the same, with a logged warning, and a trigram
+ * index is still created and used: it is kept as Weft's own rows, one per trigram and document
+ * (the generic index table, {@link PostgresDialect#installTrigrams}). That is chosen over
+ * refusing the index (a 4xx would fail a deployment over a matter of speed, and the same
+ * definitions must work on every store) and over accepting it while regexes scan (silently
+ * slow, and a collection's regexes would change cost with the database's privileges): the rows
+ * answer the same regexes exactly, from an index, only bigger and slower to build than
+ * pg_trgm's GIN (docs/benchmarks.md, search-4). Should pg_trgm be installed later, the next
+ * open rebuilds such an index in this form. TrigramWithoutPgTrgmHttpTest runs it as a role
+ * that may not install the extension.
  */
 final class PgTrigrams implements TrigramPostings {
     /** The schema pg_trgm is installed in, quoted: its operator class is named with it, whatever the search path. */

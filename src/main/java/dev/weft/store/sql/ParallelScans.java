@@ -55,9 +55,9 @@ public final class ParallelScans {
         void giveBack(SqlConnection helper);
     }
 
-    /** What one reader does with a row of its ranges; false stops that range. */
+    /** What one reader does with a row of its ranges ({@code id} readable during the call); false stops that range. */
     public interface PartRows<A> {
-        boolean row(A part, int range, byte[] id, byte[] body) throws SQLException;
+        boolean row(A part, int range, Scan.RowId id, byte[] body) throws SQLException;
 
         /** After a range was read to its end or stopped. */
         default void rangeDone(int range) {}
@@ -107,8 +107,8 @@ public final class ParallelScans {
      * Reads every row of {@code coll} whose body may match {@code filter} (its required text is
      * checked in the database), split when worth it, each reader handing its rows to its own part
      * {@code partOf.apply(reader)}; returns the parts, or null when the read was not split (the
-     * caller then reads as usual; nothing was read). Without {@code ids}, rows come with a null
-     * id (one column less copied out of the database per row).
+     * caller then reads as usual; nothing was read). Without {@code ids}, the statement reads no
+     * id (a row's id then reads as null).
      */
     public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                  int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
@@ -127,7 +127,7 @@ public final class ParallelScans {
                 () -> new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
                 new PartRows<>() {
                     @Override
-                    public boolean row(Ordered o, int range, byte[] id, byte[] body) {
+                    public boolean row(Ordered o, int range, Scan.RowId id, byte[] body) {
                         return range <= o.cutoff && (!keep.keep(body) || o.add(range, body));
                     }
 
@@ -363,9 +363,9 @@ public final class ParallelScans {
             }
             prefilter.bind(ps, p);
             try (ResultSet rs = ps.executeQuery()) {
+                Scan.RowId id = ids ? () -> rs.getBytes(2) : () -> null;
                 while (rs.next()) {
-                    byte[] body = rs.getBytes(1);
-                    if (!rows.row(ids ? rs.getBytes(2) : null, body)) {
+                    if (!rows.row(id, rs.getBytes(1))) {
                         return;
                     }
                 }

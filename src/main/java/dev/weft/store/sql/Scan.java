@@ -33,7 +33,16 @@ import java.util.List;
 final class Scan {
     /** Receives one row; returns false to stop reading (the row counts as read). */
     interface Rows {
-        boolean row(byte[] id, byte[] body) throws SQLException;
+        boolean row(RowId id, byte[] body) throws SQLException;
+    }
+
+    /**
+     * The {@code _id} of the row being handed over, read from the result only when asked (and
+     * only during that call): a second column read costs SQLite's driver about what the whole
+     * row's step does, and most rows a scan reads are dropped without their id.
+     */
+    interface RowId {
+        byte[] get() throws SQLException;
     }
 
     private final String docs;
@@ -89,16 +98,20 @@ final class Scan {
             int got = 0;
             boolean stopped = false;
             try (ResultSet rs = ps.executeQuery()) {
+                RowId id = () -> rs.getBytes(2);
                 while (!stopped && rs.next()) {
                     got++;
-                    byte[] key = rs.getBytes(1);
-                    byte[] id = rs.getBytes(2);
                     if (q.kind != Kind.GROUP) {
                         groupDone = false;
                     }
-                    lastKey = key;
-                    lastId = id;
                     stopped = !rows.row(id, rs.getBytes(3));
+                    // where the next statement resumes: needed only after the row it stops at (a
+                    // statement that runs dry first moves to the next range, or, in a key's group,
+                    // resumes below that key, which the group's rows all share)
+                    if (stopped || got == left) {
+                        lastKey = rs.getBytes(1);
+                        lastId = rs.getBytes(2);
+                    }
                 }
             }
             offset = 0; // skipped by this statement (or it had fewer rows than the offset: nothing follows)
@@ -220,8 +233,9 @@ final class Scan {
         }
         prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
+            RowId id = () -> rs.getBytes(1);
             while (rs.next()) {
-                if (!rows.row(rs.getBytes(1), rs.getBytes(2))) {
+                if (!rows.row(id, rs.getBytes(2))) {
                     return;
                 }
             }

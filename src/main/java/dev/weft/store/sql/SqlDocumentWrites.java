@@ -53,7 +53,7 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
     @Override
     protected void candidates(SqlConnection sql, Catalog.Coll coll, Filter filter, Row row) throws SQLException {
         engine.candidates(sql, coll, filter, (id, body) -> {
-            row.accept(id, body);
+            row.accept(id.get(), body);
             return true;
         });
     }

@@ -322,7 +322,7 @@ public final class SqlEngine {
                 JsonNode doc = matcher.readIfMatches(body);
                 if (doc != null) {
                     scores.set(doc);
-                    top.offer(id, body, doc);
+                    top.offer(id.get(), body, doc);
                 }
                 return true;
             });
@@ -340,14 +340,14 @@ public final class SqlEngine {
      * filter runs: it could not enter whatever the filter says.
      */
     private record Heap(StoredMatcher matcher, TopK top) {
-        boolean offer(byte[] id, byte[] body) {
+        boolean offer(Scan.RowId id, byte[] body) throws SQLException {
             byte[] key = top.keys() == null ? null : top.keys().ofStored(body);
             if (key != null && !top.wants(key)) {
                 return true;
             }
             JsonNode doc = matcher.readIfMatches(body);
             if (doc != null) {
-                top.offer(id, body, key, doc);
+                top.offer(id.get(), body, key, doc);
             }
             return true;
         }

@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.core.Json;
 import dev.weft.query.Trigrams;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TrigramPostings;
@@ -8,7 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import tools.jackson.databind.node.ArrayNode;
 
 /**
  * A trigram index on SQLite: {@code <table>(n, id)} numbers the documents it holds (a document
@@ -23,10 +26,16 @@ import java.util.List;
  * negative number and nothing in FTS5: the rowid range {@code n < 0} is the list of those
  * documents, added to every lookup. A lookup is one FTS5 {@code MATCH} of the query's trigrams,
  * each a one-token phrase, joined with {@code AND} and {@code OR} as the query is.
+ *
+ * <p>The documents of one write go in with one statement per table, whatever their number (their
+ * ids and texts as JSON arrays read by {@code json_each}). Not for the round trips: SQLite opens
+ * a savepoint for each statement that may fail part way (a multi-row insert into the numbering
+ * table, whose id is unique), and FTS5 writes its pending postings out as a new segment at every
+ * savepoint of its transaction, so statements of 64 rows made a segment per 64 documents, and
+ * merging those cost more than the postings themselves (inserts into an indexed collection ran
+ * at 0.38 of those into one without, docs/benchmarks.md search-4).
  */
 final class Fts5Trigrams implements TrigramPostings {
-    /** Documents numbered and added per INSERT statement. */
-    private static final int ROWS_PER_INSERT = 64;
 
     @Override
     public List<String> create(String table) {
@@ -42,9 +51,7 @@ final class Fts5Trigrams implements TrigramPostings {
 
     /**
      * Numbers are given here, after the greatest in use (one writer: nothing else numbers
-     * meanwhile), so that several documents go in one statement per table; statements of
-     * {@link #ROWS_PER_INSERT} rows, then of the powers of two below it, so a few statement texts
-     * stay prepared.
+     * meanwhile), so that all the documents go in one statement per table.
      */
     @Override
     public void addAll(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts) throws SQLException {
@@ -59,10 +66,8 @@ final class Fts5Trigrams implements TrigramPostings {
                 someTexts.add(text.text());
             }
         }
-        for (int i = 0; i < someIds.size(); ) {
-            int rows = Integer.highestOneBit(Math.min(ROWS_PER_INSERT, someIds.size() - i));
-            insert(sql, table, someIds.subList(i, i + rows), someTexts.subList(i, i + rows));
-            i += rows;
+        if (!someIds.isEmpty()) {
+            insert(sql, table, someIds, someTexts);
         }
     }
 
@@ -72,16 +77,17 @@ final class Fts5Trigrams implements TrigramPostings {
             rs.next();
             first = Math.max(1, rs.getLong(1));
         }
-        int rows = ids.size();
-        PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) VALUES (?, ?)" + ", (?, ?)".repeat(rows - 1));
-        PreparedStatement postings = sql.prepare("INSERT INTO " + table + "_t(rowid, s) VALUES (?, ?)" + ", (?, ?)".repeat(rows - 1));
-        for (int k = 0; k < rows; k++) {
-            numbers.setLong(2 * k + 1, first + k);
-            numbers.setBytes(2 * k + 2, ids.get(k));
-            postings.setLong(2 * k + 1, first + k);
-            postings.setString(2 * k + 2, texts.get(k));
-        }
+        ArrayNode hexIds = Json.NODES.arrayNode();
+        ids.forEach(id -> hexIds.add(HexFormat.of().formatHex(id)));
+        ArrayNode strings = Json.NODES.arrayNode();
+        texts.forEach(strings::add);
+        PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ? + key, unhex(value) FROM json_each(?)");
+        numbers.setLong(1, first);
+        numbers.setString(2, hexIds.toString());
         numbers.executeUpdate();
+        PreparedStatement postings = sql.prepare("INSERT INTO " + table + "_t(rowid, s) SELECT ? + key, value FROM json_each(?)");
+        postings.setLong(1, first);
+        postings.setString(2, strings.toString());
         postings.executeUpdate();
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.core.Json;
 import dev.weft.core.Settings;
+import dev.weft.security.AccessRequest;
 import dev.weft.security.Permission;
 import dev.weft.security.Principal;
 import dev.weft.store.Namespace;
@@ -69,6 +70,18 @@ class AclAuthorizerTest {
         assertThat(status(() -> authorize(Principal.ANONYMOUS, "GET", "/db/notes"))).isEqualTo(401);
         assertThat(status(() -> authorize(ALICE, "GET", "/db/notes"))).isEqualTo(403);
         assertThat(status(() -> authorize(ALICE, "GET", "/"))).isEqualTo(403);
+    }
+
+    @Test
+    void memoryDecidesBuiltInsBeforeAnyRuleIsLoaded() {
+        // an admin-only workload never loads the rules: its reads must not all leave the memory path
+        Principal root = new Principal("root", Set.of("admin"));
+        assertThat(acl.authorizeFromMemory(root, AccessRequest.of("GET", List.of("db", "notes"))))
+                .containsSame(Permission.ALL);
+        assertThat(acl.authorizeFromMemory(Principal.ANONYMOUS, AccessRequest.of("GET", List.of("ping"))))
+                .isPresent();
+        assertThat(acl.authorizeFromMemory(ALICE, AccessRequest.of("GET", List.of("db", "notes"))))
+                .as("a user's rules are not loaded yet: the stages decide").isEmpty();
     }
 
     @Test

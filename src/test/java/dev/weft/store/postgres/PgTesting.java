@@ -46,10 +46,30 @@ public final class PgTesting {
         number(sql);
     }
 
-    /** Runs a statement as the cluster's user; the first column of its first row as a number (0 without one). */
-    static long number(String sql) {
+    /**
+     * A new database {@code name} where the new non-superuser role {@code name} may connect but
+     * not create (so not install an extension, trusted or not), holding a schema {@code weft}
+     * that role owns; answers the store URL of that schema as that role.
+     */
+    public static String restrictedDatabase(String name) {
+        admin("CREATE ROLE " + name + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE");
+        admin("CREATE DATABASE " + name);
+        admin("REVOKE ALL ON DATABASE " + name + " FROM PUBLIC");
+        admin("GRANT CONNECT, TEMPORARY ON DATABASE " + name + " TO " + name);
+        number(name, "CREATE SCHEMA weft AUTHORIZATION " + name);
         URI uri = URI.create(baseUrl());
-        String jdbc = "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
+        return "postgresql://" + name + "@" + uri.getHost() + ":" + uri.getPort() + "/" + name + "?currentSchema=weft";
+    }
+
+    public static void dropRestrictedDatabase(String name) {
+        admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        admin("DROP ROLE IF EXISTS " + name);
+    }
+
+    /** As {@link #number(String)}, in database {@code database}. */
+    public static long number(String database, String sql) {
+        URI uri = URI.create(baseUrl());
+        String jdbc = "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + "/" + database;
         String user = uri.getUserInfo() == null ? "postgres" : uri.getUserInfo().split(":")[0];
         try (Connection c = DriverManager.getConnection(jdbc, user, null); Statement s = c.createStatement()) {
             if (!s.execute(sql)) {
@@ -59,7 +79,12 @@ public final class PgTesting {
                 return rs.next() ? rs.getLong(1) : 0;
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL at " + baseUrl() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("PostgreSQL at " + jdbc + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Runs a statement as the cluster's user; the first column of its first row as a number (0 without one). */
+    static long number(String sql) {
+        return number(URI.create(baseUrl()).getPath().substring(1), sql);
     }
 }
