@@ -173,10 +173,11 @@ pg_dir() { # sets PG_DIR: a new temp dir owned by postgres, removed by the trap 
   if [ "$(id -u)" = 0 ]; then chown postgres: "$PG_DIR"; fi
   chmod 700 "$PG_DIR"
 }
+# BENCH_PG_OPTS: more server options ("-c name=value ..."), e.g. a preloaded library of a script
 pg_server_start() { # dir port
   local dir=$1 port=$2
   as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=${BENCH_PG_SHARED_BUFFERS:-256MB} -c fsync=${BENCH_PG_FSYNC:-on} -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_receiver_status_interval=1s" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=${BENCH_PG_SHARED_BUFFERS:-256MB} -c fsync=${BENCH_PG_FSYNC:-on} -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_receiver_status_interval=1s ${BENCH_PG_OPTS:-}" \
     >/dev/null || { cat "$dir/server.log" >&2; die "PostgreSQL did not start in $dir"; }
 }
 start_pg() {

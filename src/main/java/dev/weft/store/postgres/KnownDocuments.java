@@ -29,6 +29,13 @@ final class KnownDocuments {
         }
     }
 
+    /**
+     * The entry of a document a write took ({@link #take}) and has not committed yet: not a guess
+     * anyone may use, and not a gap a read may fill (the read's snapshot may be older than that
+     * write's commit); the write's commit or rollback replaces it.
+     */
+    private static final byte[] TAKEN = new byte[0];
+
     private final Stripe[] stripes = new Stripe[STRIPES];
     private final long maxDocumentBytes;
 
@@ -41,10 +48,17 @@ final class KnownDocuments {
         }
     }
 
-    /** The bytes last seen stored for this document, or null. */
+    /** The bytes last seen stored for this document, or null (none, or taken by a write under way). */
     byte[] get(String table, byte[] id) {
         Key key = new Key(table, id);
-        return stripe(key).get(key);
+        byte[] body = stripe(key).get(key);
+        return body == TAKEN ? null : body;
+    }
+
+    /** A write assumes this document's bytes: nobody else may until it commits or rolls back. */
+    void take(String table, byte[] id) {
+        Key key = new Key(table, id);
+        stripe(key).put(key, TAKEN);
     }
 
     /** Remembers {@code body} as stored now (null: the document is gone, or unknown). */
@@ -58,8 +72,25 @@ final class KnownDocuments {
         }
     }
 
-    void forget(String table, byte[] id) {
-        put(table, id, null);
+    /**
+     * After a read: {@code body} (null: not stored) becomes the entry only if the entry is still
+     * {@code seen}, what it was when the read was asked for (compared by identity). A write of this
+     * node that committed meanwhile put newer bytes, or took the entry for its burst; the read's
+     * snapshot may predate that write, and its bytes would make the next write's check fail.
+     */
+    void replace(String table, byte[] id, byte[] seen, byte[] body) {
+        Key key = new Key(table, id);
+        stripe(key).replace(key, seen, body == null || body.length > maxDocumentBytes ? null : body);
+    }
+
+    /** Puts back an entry a write took and did not commit (its transaction rolled back), unless there is a newer one. */
+    void restore(String table, byte[] id, byte[] body) {
+        Key key = new Key(table, id);
+        Stripe stripe = stripe(key);
+        synchronized (stripe) {
+            stripe.replace(key, TAKEN, body);
+            stripe.replace(key, null, body);
+        }
     }
 
     private Stripe stripe(Key key) {
@@ -88,6 +119,18 @@ final class KnownDocuments {
                 Map.Entry<Key, byte[]> eldest = it.next();
                 bytes -= eldest.getValue().length + eldest.getKey().id().length;
                 it.remove();
+            }
+        }
+
+        /** {@code body} (null: removed) if the entry is {@code seen} (null: absent). */
+        synchronized void replace(Key key, byte[] seen, byte[] body) {
+            if (entries.get(key) != seen) {
+                return;
+            }
+            if (body == null) {
+                remove(key);
+            } else {
+                put(key, body);
             }
         }
 

@@ -28,22 +28,30 @@ import tools.jackson.databind.JsonNode;
  * single-document writes of different requests commit together, in one transaction, one COMMIT
  * and one WAL flush, on one of a few writer threads, each with its own connection per group.
  *
- * <p>A writer takes the first waiting write and whatever else waits, up to {@code groupMax}. In
- * the open transaction each write runs its statements held back as a lone write's are
- * ({@link PgPipeline}, assumed documents included), followed by {@code RELEASE SAVEPOINT w;
- * SAVEPOINT w} in the same burst: one round trip per write that knows its document, and a
- * savepoint before each. A write that fails (a duplicate key, a refused check, a stale assumed
- * document, a 404, 412) or answers anything but success is rolled back to its savepoint alone
- * and handed back to its request, which runs it in a transaction of its own ({@link PgWrites})
- * for the exact answer a lone write gives; the others stay in the group. Then the events of the
- * group, the catalog check and COMMIT go in one burst ({@link PgWrites#commit}); only after it
- * returned is any write of the group acknowledged. A failure that leaves nothing committed and
- * may pass on a new attempt (the catalog changed, a deadlock) hands every write back to run
- * alone; any other failure of the group (a connection lost, the COMMIT itself) is a 503 for
- * every write of it, none acknowledged.
+ * <p>A writer takes the first waiting write and whatever else waits, up to {@code groupMax}, and
+ * first tries the group as <em>one burst</em>: every write's statements held back as a lone
+ * write's are ({@link PgPipeline}, assumed documents included), then the group's events, the
+ * catalog check and COMMIT ({@link PgWrites#commit}), sent together: one round trip for a group
+ * of writes whose documents the node knows (a write that must read its document sends what is
+ * held with its read). A write that answers anything but success before anything of it was sent
+ * (a refused check on an assumed document, a 404, 412) is dropped from the burst and handed back.
+ * If a statement fails in PostgreSQL (a duplicate key, a stale assumed document: the transaction
+ * aborts there, and the burst's COMMIT never runs), or a write that read its document must be
+ * undone, the group is rolled back and run again the careful way: a savepoint before each write,
+ * and each write's statements followed by {@code RELEASE SAVEPOINT w; SAVEPOINT w} in a round
+ * trip of its own. There a write that fails or answers anything but success is rolled back to
+ * its savepoint alone and handed back to its request, which runs it in a transaction of its own
+ * ({@link PgWrites}) for the exact answer a lone write gives; the others stay in the group. Only
+ * after the COMMIT returned is any write of the group acknowledged. A failure that leaves nothing
+ * committed and may pass on a new attempt (the catalog changed, a deadlock) hands every write
+ * back to run alone; a failure after which the COMMIT may have run (a connection lost) or that
+ * an operator caused (a cancel, a terminated backend) is a 503 for every write of the group, none
+ * acknowledged.
  *
- * <p>A write that finds no other waiting is handed back at once: with nothing to share the
- * commit with, its own transaction is one round trip and no savepoint.
+ * <p>A write that finds no other waiting is a group of one (one burst, one round trip, as alone):
+ * were it run on its request's thread, it could race the writer's next group for the known bytes
+ * of a hot document, and a stale guess fails a whole burst. A group of one whose burst fails is
+ * handed back (a savepoint would buy nothing).
  *
  * <p>Writes of one document always go to the same writer (by a hash of the collection and key),
  * so two groups never wait for each other's row of a document: no deadlock between writers of
@@ -71,10 +79,10 @@ final class PgGroupWriter implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong committedWrites = new AtomicLong();
     private final AtomicLong rolledBackWrites = new AtomicLong();
+    private final AtomicLong failedBursts = new AtomicLong();
+    private volatile String lastBurstFailure = "";
     private volatile BeforeCommit beforeCommit = (c, n) -> {};
-    /** Tests: the next group waits for this many writes (or {@link #gatherUntil}) before it starts. */
-    private volatile int gather;
-    private volatile long gatherUntil;
+    private final GroupGather gather = new GroupGather();
     private volatile boolean closing;
 
     PgGroupWriter(DataSource pool, PgCatalog catalog, SqlEngine engine, KnownDocuments known, PgWrites writes,
@@ -150,6 +158,15 @@ final class PgGroupWriter implements AutoCloseable {
         return rolledBackWrites.get();
     }
 
+    /** One-burst attempts that had to run again with savepoints, and the last reason (for tests and probes). */
+    long failedBursts() {
+        return failedBursts.get();
+    }
+
+    String lastBurstFailure() {
+        return lastBurstFailure;
+    }
+
     void beforeCommit(BeforeCommit hook) {
         beforeCommit = hook;
     }
@@ -162,13 +179,8 @@ final class PgGroupWriter implements AutoCloseable {
                 return;
             }
             group.add(first);
-            awaitGather(queue);
+            gather.await(queue);
             queue.drainTo(group, groupMax - 1);
-            if (group.size() == 1) { // alone it is one round trip on its request's thread, as before
-                first.done().complete(null);
-                group.clear();
-                continue;
-            }
             try {
                 run(group);
             } catch (RuntimeException e) {
@@ -180,22 +192,33 @@ final class PgGroupWriter implements AutoCloseable {
 
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs} (for tests). */
     void gather(int writes, long maxMs) {
-        gatherUntil = System.currentTimeMillis() + maxMs;
-        gather = writes;
+        gather.gather(writes, maxMs);
     }
 
-    private void awaitGather(BlockingQueue<Task> queue) {
-        while (gather > 0 && queue.size() + 1 < gather && System.currentTimeMillis() < gatherUntil) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                break;
-            }
+    /** A write of a group in one burst could not be undone alone: the group runs again, a savepoint per write. */
+    private static final class SavepointsNeeded extends Exception {
+        SavepointsNeeded() {
+            super(null, null, false, false);
         }
-        gather = 0;
     }
 
     private void run(List<Task> group) {
+        if (attempt(group, false)) {
+            return;
+        }
+        if (group.size() == 1) {
+            group.getFirst().done().complete(null);
+        } else {
+            attempt(group, true);
+        }
+    }
+
+    /**
+     * Runs the group: in one burst ({@code savepoints} false), or with a savepoint per write and a
+     * round trip each. False when a one-burst attempt must be run again with savepoints (it
+     * rolled back, nothing committed, nobody answered); otherwise every write is answered.
+     */
+    private boolean attempt(List<Task> group, boolean savepoints) {
         catalog.fresh(() -> group.stream().allMatch(t -> catalog.planned().catalog().colls().containsKey(t.op().ns())));
         PgCatalog.Planned plan = catalog.planned();
         Catalog cat = plan.catalog();
@@ -205,10 +228,13 @@ final class PgGroupWriter implements AutoCloseable {
         try (PgPipeline sql = new PgPipeline(pool.getConnection(), true, known)) {
             sql.connection().setAutoCommit(false);
             try {
-                sql.control("SAVEPOINT " + SAVEPOINT);
+                if (savepoints) {
+                    sql.control("SAVEPOINT " + SAVEPOINT);
+                }
                 for (int i = 0; i < group.size(); i++) {
                     Catalog.Coll coll = cat.colls().get(group.get(i).op().ns());
-                    results[i] = coll == null ? null : apply(sql, coll, group.get(i).op(), changes);
+                    WriteOp op = group.get(i).op();
+                    results[i] = coll == null ? null : savepoints ? apply(sql, coll, op, changes) : hold(sql, coll, op, changes);
                     if (results[i] != null) {
                         touched.add(coll);
                     }
@@ -219,20 +245,35 @@ final class PgGroupWriter implements AutoCloseable {
                     beforeCommit.run(sql.connection(), group.size());
                     writes.commit(sql, plan, touched, changes);
                 }
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | SavepointsNeeded e) {
                 PgFailures.rollbackQuietly(sql.connection(), e);
+                if (!savepoints && group.size() > 1) {
+                    sql.restoreTaken(); // so the savepoint attempt assumes them again, and one stale guess fails alone
+                }
                 throw e;
             }
+        } catch (SavepointsNeeded e) {
+            failedBursts.incrementAndGet();
+            lastBurstFailure = "a write that read its document failed";
+            return false;
         } catch (SQLException e) {
+            if (!savepoints && answeredByTheServer(e)) { // so the COMMIT after it in its burst did not run
+                failedBursts.incrementAndGet();
+                lastBurstFailure = e.getSQLState() + " " + e.getMessage();
+                if (String.valueOf(e.getMessage()).contains("catalog:")) {
+                    catalog.reload();
+                }
+                return false;
+            }
             if (writes.retryable(e)) {
                 if (String.valueOf(e.getMessage()).contains("catalog:")) {
                     catalog.reload();
                 }
                 group.forEach(t -> t.done().complete(null)); // nothing committed: each runs alone
-                return;
+                return true;
             }
             fail(group, PgFailures.unavailable("group commit failed", e));
-            return;
+            return true;
         }
         if (!touched.isEmpty()) {
             commits.incrementAndGet();
@@ -243,6 +284,45 @@ final class PgGroupWriter implements AutoCloseable {
             }
             group.get(i).done().complete(results[i]);
         }
+        return true;
+    }
+
+    /**
+     * A failure PostgreSQL reported for a statement, on a connection still in its hands: the
+     * transaction was aborted there and then, so the rest of the burst (its COMMIT) did not run.
+     * Not so for a lost connection (class 08, or no state: the COMMIT may have run) or an operator's
+     * intervention (57: a cancel, a terminated backend), which the savepoint attempt would only meet again.
+     */
+    private static boolean answeredByTheServer(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && !state.startsWith("08") && !state.startsWith("57");
+    }
+
+    /**
+     * One write of a one-burst group, its statements held back with the others'; its result if it
+     * succeeded, else null with its held statements dropped (nothing of it was sent). A failure
+     * whose statements were partly sent already (the write read its document) needs a savepoint.
+     */
+    private WriteResult hold(PgPipeline sql, Catalog.Coll coll, WriteOp op, List<ChangeEvent> changes)
+            throws SQLException, SavepointsNeeded {
+        int mark = changes.size();
+        int held = sql.held();
+        int flushes = sql.flushes();
+        try {
+            WriteResult result = engine.apply(sql, coll, op, changes, false);
+            if (result.ok()) {
+                return result;
+            }
+        } catch (RuntimeException e) {
+            // answered alone, as in a savepoint
+        }
+        if (sql.flushes() != flushes) {
+            throw new SavepointsNeeded();
+        }
+        sql.dropSince(held);
+        changes.subList(mark, changes.size()).clear();
+        rolledBackWrites.incrementAndGet();
+        return null;
     }
 
     /**

@@ -51,10 +51,16 @@ final class PgPipeline extends SqlConnection {
 
     private record Locked(String table, ByteBuffer id) {}
 
+    private record Taken(String table, byte[] id, byte[] body) {}
+
     private final List<Held> held = new ArrayList<>();
     private final boolean holding;
     private final KnownDocuments known;
     private boolean assumed;
+    /** The known documents this transaction assumed (and took out of {@link #known}). */
+    private final List<Taken> taken = new ArrayList<>();
+    /** Bursts sent so far. */
+    private int flushes;
     /** Documents read under their row lock by {@link #lockAll}, each given to one load. */
     private final Map<Locked, byte[]> locked = new HashMap<>();
 
@@ -99,7 +105,8 @@ final class PgPipeline extends SqlConnection {
         if (body == null) {
             return null;
         }
-        known.forget(table, id);
+        known.take(table, id);
+        taken.add(new Taken(table, id, body));
         send("SELECT " + PgWrites.EXPECT + "(count(*), 1, 'version') FROM (SELECT 1 FROM " + table
                 + " WHERE id = ? AND body = ? FOR UPDATE) AS locked", (ps, i) -> {
                     ps.setBytes(i, id);
@@ -108,6 +115,16 @@ final class PgPipeline extends SqlConnection {
                 });
         assumed = true;
         return body;
+    }
+
+    /**
+     * After a rollback of the whole transaction: puts back the known documents it took, which
+     * its rollback left as they were (one of them may be the stale guess that failed it; that
+     * costs its write one more failed check, in a savepoint).
+     */
+    void restoreTaken() {
+        taken.forEach(t -> known.restore(t.table(), t.id(), t.body()));
+        taken.clear();
     }
 
     /** Whether this write assumed a document's bytes instead of reading them. */
@@ -156,6 +173,21 @@ final class PgPipeline extends SqlConnection {
         flush(false);
     }
 
+    /** How many statements are held now: a mark for {@link #dropSince}. */
+    int held() {
+        return held.size();
+    }
+
+    /** Bursts sent so far: equal before and after some work, that work sent nothing. */
+    int flushes() {
+        return flushes;
+    }
+
+    /** Drops the statements held since {@code mark} (which must all still be held). */
+    void dropSince(int mark) {
+        held.subList(mark, held.size()).clear();
+    }
+
     /** Drops what is held, and rolls the transaction back to {@code savepoint} (which must exist). */
     void rollbackTo(String savepoint) throws SQLException {
         held.clear();
@@ -187,6 +219,7 @@ final class PgPipeline extends SqlConnection {
         }
         List<Held> batch = List.copyOf(held);
         held.clear();
+        flushes++;
         PreparedStatement ps = super.prepare(text.toString());
         int next = 1;
         for (Held h : batch) {

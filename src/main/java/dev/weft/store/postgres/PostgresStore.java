@@ -78,6 +78,10 @@ public final class PostgresStore extends SqlStore {
     private final KnownDocuments known;
     /** The group writers' connections, one each: never waiting behind the requests' reads for the main pool. */
     private final HikariDataSource groupPool;
+    /** Single-document reads of the primary, many requests' in one statement (null: each read alone). */
+    private final PgGroupReader groupReader;
+    /** The group readers' connections, one each. */
+    private final HikariDataSource readerPool;
 
     public PostgresStore(Settings settings, Json json) {
         super(json, new SqlEngine(new PostgresDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
@@ -109,7 +113,10 @@ public final class PostgresStore extends SqlStore {
         events.start();
         notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.known = new KnownDocuments(settings.pgKnownDocumentsBytes());
-        this.groupPool = groupPool(url, settings);
+        this.groupPool = ownPool(url, settings, "weft-pg-group", settings.pgGroupWriters());
+        this.readerPool = ownPool(url, settings, "weft-pg-reader", settings.pgReaders());
+        this.groupReader = readerPool == null ? null : new PgGroupReader(readerPool, reads::isStaleCatalog,
+                settings.pgReaders(), settings.pgReadQueueLength(), settings.pgReadGroupMax());
         this.writes = new PgWrites(pool, catalog, engine, events, notifier, this::bump, known, groupPool,
                 settings.pgGroupWriters(), settings.pgGroupQueueLength(), settings.pgGroupMax());
         this.parallelScans = new ParallelScans(new PgScanHelpers(pool), settings.parallelScans(), settings.scanParts(),
@@ -119,13 +126,14 @@ public final class PostgresStore extends SqlStore {
         catalog.listen();
     }
 
-    private static HikariDataSource groupPool(PgUrl url, Settings settings) {
-        if (settings.pgGroupWriters() == 0) {
+    /** A pool of {@code size} connections for threads of the store's own (null when there are none). */
+    private static HikariDataSource ownPool(PgUrl url, Settings settings, String name, int size) {
+        if (size == 0) {
             return null;
         }
-        HikariDataSource pool = PgConnections.pool(url, settings, "weft-pg-group", true);
-        pool.getHikariConfigMXBean().setMaximumPoolSize(settings.pgGroupWriters());
-        pool.getHikariConfigMXBean().setMinimumIdle(settings.pgGroupWriters());
+        HikariDataSource pool = PgConnections.pool(url, settings, name, true);
+        pool.getHikariConfigMXBean().setMaximumPoolSize(size);
+        pool.getHikariConfigMXBean().setMinimumIdle(size);
         return pool;
     }
 
@@ -229,13 +237,30 @@ public final class PostgresStore extends SqlStore {
 
     // --- reads ---------------------------------------------------------------------------
 
+    /**
+     * On the primary, through the {@link PgGroupReader} when there is one; alone (on a pooled
+     * connection, or a replica for an outdated read) otherwise, or when the group handed it back.
+     */
     @Override
     public Optional<StoredDocument> get(Namespace ns, JsonNode id, ReadMode mode) {
+        if (groupReader != null && (mode == ReadMode.SINGLE || !replicas.configured())) {
+            Catalog.Coll coll = coll(ns);
+            byte[] key = AbstractDocumentWrites.key(id);
+            byte[] seen = known.get(coll.table(), key);
+            byte[] body = groupReader.read(coll.table(), key);
+            if (body != PgGroupReader.ALONE) {
+                byte[] stored = body.length == 0 ? null : body;
+                known.replace(coll.table(), key, seen, stored);
+                return Optional.ofNullable(stored).map(StoredDocument::new);
+            }
+        }
         return reads.read(mode, false, () -> true, sql -> {
             Catalog.Coll coll = coll(ns);
+            byte[] key = AbstractDocumentWrites.key(id);
+            byte[] seen = known.get(coll.table(), key);
             Optional<StoredDocument> doc = engine.get(sql, coll, id);
             if (mode == ReadMode.SINGLE) { // a replica's bytes may be older than what this node knows
-                known.put(coll.table(), AbstractDocumentWrites.key(id), doc.map(StoredDocument::json).orElse(null));
+                known.replace(coll.table(), key, seen, doc.map(StoredDocument::json).orElse(null));
             }
             return doc;
         });
@@ -335,9 +360,23 @@ public final class PostgresStore extends SqlStore {
         return writes.group() == null ? 0 : writes.group().rolledBackWrites();
     }
 
+    /** One-burst groups that ran again with savepoints, and why the last one did (0, "" without group commit). */
+    long failedGroupBursts() {
+        return writes.group() == null ? 0 : writes.group().failedBursts();
+    }
+
+    String lastGroupBurstFailure() {
+        return writes.group() == null ? "" : writes.group().lastBurstFailure();
+    }
+
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs}. */
     void gatherNextGroup(int count, long maxMs) {
         writes.group().gather(count, maxMs);
+    }
+
+    /** Makes the next group of reads wait for {@code count} reads, at most {@code maxMs}. */
+    void gatherNextReads(int count, long maxMs) {
+        groupReader.gather(count, maxMs);
     }
 
     /** Runs {@code hook} in each group's transaction just before its commit burst. */
@@ -361,8 +400,21 @@ public final class PostgresStore extends SqlStore {
         return events;
     }
 
+    /** Statements the group readers ran, and the reads they answered (0, 0 without them). */
+    public long groupReadStatements() {
+        return groupReader == null ? 0 : groupReader.statements();
+    }
+
+    public long groupedReads() {
+        return groupReader == null ? 0 : groupReader.groupedReads();
+    }
+
     @Override
     public void close() {
+        if (groupReader != null) {
+            groupReader.close();
+            readerPool.close();
+        }
         if (writes.group() != null) {
             writes.group().close();
             groupPool.close();

@@ -40,6 +40,11 @@ final class Replicas implements AutoCloseable {
         retryNanos = settings.replicaRetryMs() * 1_000_000;
     }
 
+    /** Whether any replica is configured (up or left out). */
+    boolean configured() {
+        return !replicas.isEmpty();
+    }
+
     /** The next replica not left out, if any. */
     Optional<Replica> pick() {
         int n = replicas.size();

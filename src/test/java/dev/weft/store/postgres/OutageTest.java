@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class OutageTest {
     private static final int WRITERS = 8;
+    /** Readers of single documents by id (each id asked once, so none is answered from the result cache). */
+    private static final int READERS = 4;
     private static final long PG_TIMEOUT_MS = 1000;
     private static final long STATEMENT_TIMEOUT_MS = 2000;
 
@@ -64,6 +66,27 @@ class OutageTest {
                     return null;
                 }));
             }
+            Map<Integer, AtomicLong> readStatuses = new ConcurrentHashMap<>();
+            List<String> readErrors = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicLong slowestRead = new AtomicLong();
+            AtomicLong lastRead = new AtomicLong();
+            for (int r = 0; r < READERS; r++) {
+                int reader = r;
+                writers.add(pool.submit(() -> {
+                    for (int i = 0; running.get(); i++) {
+                        long start = System.nanoTime();
+                        HttpResponse<String> got = node.get("/o/w/missing-" + reader + "-" + i);
+                        slowestRead.accumulateAndGet(System.nanoTime() - start, Math::max);
+                        readStatuses.computeIfAbsent(got.statusCode(), k -> new AtomicLong()).incrementAndGet();
+                        if (got.statusCode() == 404) {
+                            lastRead.set(System.nanoTime());
+                        } else if (readErrors.size() < 5) {
+                            readErrors.add(got.statusCode() + " " + got.body());
+                        }
+                    }
+                    return null;
+                }));
+            }
             Thread.sleep(1500);
             long ackedBeforeStop = acknowledged.size();
             pg.stop();
@@ -77,6 +100,10 @@ class OutageTest {
                 Thread.sleep(20);
             }
             long recoveryMs = (lastAck.get() - restarted) / 1_000_000;
+            while (lastRead.get() - restarted < 0 && System.nanoTime() - restarted < 20_000_000_000L) {
+                Thread.sleep(20);
+            }
+            long readRecoveryMs = (lastRead.get() - restarted) / 1_000_000;
             Thread.sleep(1000);
             running.set(false);
             for (Future<?> f : writers) {
@@ -106,6 +133,15 @@ class OutageTest {
             String size = node.get("/o/w/_size").body();
             long stored = Long.parseLong(size.replaceAll("\\D", ""));
             assertThat(stored).isGreaterThanOrEqualTo(acknowledged.size());
+
+            System.out.printf("outage: reads %s, first read answered %d ms after the restart, slowest read %d ms%n",
+                    readStatuses, readRecoveryMs, slowestRead.get() / 1_000_000);
+            assertThat(readStatuses.get(503)).as("reads answered 503 while down: " + readStatuses).isNotNull();
+            assertThat(readStatuses.keySet()).as("read statuses").containsOnly(404, 503);
+            assertThat(readErrors.getFirst()).contains("\"http status code\":503").contains("PostgreSQL is unavailable");
+            assertThat(readRecoveryMs).as("first read answered after PostgreSQL is back (ms)").isBetween(0L, 10_000L);
+            assertThat(slowestRead.get() / 1_000_000).as("slowest read (ms)")
+                    .isLessThan(PG_TIMEOUT_MS + 2 * STATEMENT_TIMEOUT_MS + 3000);
         }
     }
 

@@ -116,6 +116,7 @@ class PgGroupCommitTest {
                 admin("SELECT pg_terminate_backend(" + pid + ")");
             }
         });
+        store.gatherNextGroup(8, 10_000); // a write alone is a group of one: the killed group is to hold several
         List<Object> results = concurrently(WRITES, this::insert);
         int refused = 0;
         for (int i = 0; i < WRITES; i++) {
