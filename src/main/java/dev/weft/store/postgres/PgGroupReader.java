@@ -1,7 +1,6 @@
 package dev.weft.store.postgres;
 
 import dev.weft.core.WeftException;
-import dev.weft.store.WriterQueues;
 import dev.weft.store.sql.SqlConnection;
 import java.nio.ByteBuffer;
 import java.sql.Array;
@@ -107,22 +106,7 @@ final class PgGroupReader implements AutoCloseable {
     }
 
     private void loop() {
-        List<Task> group = new ArrayList<>();
-        while (true) {
-            Task first = WriterQueues.next(queue, () -> closing);
-            if (first == null) {
-                return;
-            }
-            group.add(first);
-            gather.await(queue);
-            queue.drainTo(group, groupMax - 1);
-            try {
-                run(group);
-            } catch (RuntimeException e) {
-                fail(group, e instanceof WeftException w ? w : new WeftException(500, "read failed: " + e.getMessage()));
-            }
-            group.clear();
-        }
+        GroupLoop.serve(queue, () -> closing, gather, groupMax, this::run, PgGroupReader::fail, "read");
     }
 
     private void run(List<Task> group) {

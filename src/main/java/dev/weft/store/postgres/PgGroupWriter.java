@@ -6,7 +6,6 @@ import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
-import dev.weft.store.WriterQueues;
 import dev.weft.store.sql.SqlEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -172,22 +171,7 @@ final class PgGroupWriter implements AutoCloseable {
     }
 
     private void loop(BlockingQueue<Task> queue) {
-        List<Task> group = new ArrayList<>();
-        while (true) {
-            Task first = WriterQueues.next(queue, () -> closing);
-            if (first == null) {
-                return;
-            }
-            group.add(first);
-            gather.await(queue);
-            queue.drainTo(group, groupMax - 1);
-            try {
-                run(group);
-            } catch (RuntimeException e) {
-                fail(group, e instanceof WeftException w ? w : new WeftException(500, "write failed: " + e.getMessage()));
-            }
-            group.clear();
-        }
+        GroupLoop.serve(queue, () -> closing, gather, groupMax, this::run, PgGroupWriter::fail, "write");
     }
 
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs} (for tests). */
