@@ -36,4 +36,15 @@ final class GroupLoop {
             group.clear();
         }
     }
+
+    /** Waits for the loop threads to drain their queues and end, each at most 5 s. */
+    static void join(List<Thread> threads) {
+        for (Thread t : threads) {
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

@@ -161,12 +161,6 @@ final class PgGroupReader implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        for (Thread t : threads) {
-            try {
-                t.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        GroupLoop.join(threads);
     }
 }

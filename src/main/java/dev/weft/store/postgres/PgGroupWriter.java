@@ -343,12 +343,6 @@ final class PgGroupWriter implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        for (Thread t : threads) {
-            try {
-                t.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        GroupLoop.join(threads);
     }
 }
