@@ -184,27 +184,37 @@ final class TsvectorPostings implements TextPostings {
         return new Top(out, out.size() < n);
     }
 
+    /**
+     * One statement: the matches read once (a GIN bitmap scan and a heap fetch each, kept by the
+     * CTE), each term's documents counted among them (every document holding a term is a match,
+     * so this is the count the index would give, up to {@link #DF_CAP}), then the scores. Counting
+     * each term with a statement of its own read its documents from the heap a second time: for
+     * two words in ~9,300 of 1M documents, ~16,000 more heap fetches than the ranking itself.
+     */
     private PreparedStatement ranked(SqlConnection sql, String table, TextIndex index, List<String> terms, String limit)
             throws SQLException {
         double documents = documents(sql, table);
-        StringBuilder score = new StringBuilder();
         String weights = labelWeights(index);
+        StringBuilder counts = new StringBuilder();
+        StringBuilder score = new StringBuilder();
         for (int i = 0; i < terms.size(); i++) {
-            score.append(i == 0 ? "" : " + ").append("?::float8 * ts_rank(").append(weights).append(", words, ?::tsquery)");
+            counts.append(i == 0 ? "" : ", ").append("least(count(*) FILTER (WHERE words @@ ?::tsquery), ").append(DF_CAP)
+                    .append(")::float8 AS n").append(i);
+            score.append(i == 0 ? "" : " + ").append("ln(1 + (?::float8 - d.n").append(i).append(" + 0.5) / (d.n").append(i)
+                    .append(" + 0.5)) * ts_rank(").append(weights).append(", m.words, ?::tsquery)");
         }
-        double[] idf = new double[terms.size()];
-        for (int i = 0; i < idf.length; i++) {
-            double df = termDocuments(sql, table, quote(lexeme(terms.get(i))));
-            idf[i] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-        }
-        PreparedStatement ps = sql.prepare("SELECT id, " + score + " AS score FROM " + table + " WHERE words @@ ?::tsquery"
-                + " ORDER BY score DESC, id" + limit);
+        PreparedStatement ps = sql.prepare("WITH m AS MATERIALIZED (SELECT id, words FROM " + table + " WHERE words @@ ?::tsquery),"
+                + " d AS (SELECT " + counts + " FROM m) SELECT m.id, " + score + " AS score FROM m CROSS JOIN d"
+                + " ORDER BY score DESC, m.id" + limit);
         int p = 1;
-        for (int i = 0; i < idf.length; i++) {
-            ps.setDouble(p++, idf[i]);
-            ps.setString(p++, quote(lexeme(terms.get(i))));
+        ps.setString(p++, (String) lookupArgs(terms).getFirst());
+        for (String term : terms) {
+            ps.setString(p++, quote(lexeme(term)));
         }
-        ps.setString(p, (String) lookupArgs(terms).getFirst());
+        for (String term : terms) {
+            ps.setDouble(p++, documents);
+            ps.setString(p++, quote(lexeme(term)));
+        }
         return ps;
     }
 
@@ -240,16 +250,6 @@ final class TsvectorPostings implements TextPostings {
                 .executeQuery()) {
             rs.next();
             return Math.max(estimate, rs.getLong(1));
-        }
-    }
-
-    private static double termDocuments(SqlConnection sql, String table, String query) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE words @@ ?::tsquery LIMIT "
-                + DF_CAP + ") s");
-        ps.setString(1, query);
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 
