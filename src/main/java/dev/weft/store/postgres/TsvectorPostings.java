@@ -185,7 +185,8 @@ final class TsvectorPostings implements TextPostings {
     }
 
     /**
-     * One statement: the matches read once (a GIN bitmap scan and a heap fetch each), each
+     * One statement: the matches read once (a GIN bitmap scan and a heap fetch each; the CTE is
+     * referenced twice, so PostgreSQL materializes it without being told), each
      * scored per term as it is read (whether it holds the term, and ts_rank for it: a few bytes
      * kept per match, not its tsvector), each term's documents counted among them (every
      * document holding a term is a match, so this is the count the index would give, up to
@@ -208,7 +209,7 @@ final class TsvectorPostings implements TextPostings {
             score.append(i == 0 ? "" : " + ").append("ln(1 + (?::float8 - d.n").append(i).append(" + 0.5) / (d.n").append(i)
                     .append(" + 0.5)) * m.r").append(i);
         }
-        PreparedStatement ps = sql.prepare("WITH m AS MATERIALIZED (SELECT id" + perTerm + " FROM " + table
+        PreparedStatement ps = sql.prepare("WITH m AS (SELECT id" + perTerm + " FROM " + table
                 + " WHERE words @@ ?::tsquery), d AS (SELECT " + counts + " FROM m) SELECT m.id, " + score
                 + " AS score FROM m CROSS JOIN d ORDER BY score DESC, m.id" + limit);
         int p = 1;
