@@ -31,4 +31,14 @@ final class ApiSessionSender extends WebSocketSender {
             session.sendText(frame.text(), callback);
         }
     }
+
+    @Override
+    void pong(ByteBuffer payload) {
+        session.sendPong(payload, Callback.NOOP); // Jetty's flusher orders it with the other frames
+    }
+
+    @Override
+    void close(Runnable closeFrame) {
+        closeFrame.run(); // through the same flusher: after what is queued
+    }
 }

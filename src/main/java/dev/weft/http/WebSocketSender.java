@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.stream.EventFrame;
+import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -55,6 +56,12 @@ abstract class WebSocketSender {
 
     /** Hands {@code frame} to Jetty; {@code written} runs once, with null or the failure. */
     abstract void write(EventFrame frame, Consumer<Throwable> written);
+
+    /** Answers a client's ping with {@code payload} (best effort: a failed pong fails the connection). */
+    abstract void pong(ByteBuffer payload);
+
+    /** Runs {@code closeFrame} (which sends the close frame) once no frame of this sender is being written. */
+    abstract void close(Runnable closeFrame);
 
     /** Which way the server writes its WebSocket frames, chosen once at start-up. */
     enum Kind {

@@ -62,6 +62,15 @@ class WebSocketSenderTest {
         void write(EventFrame frame, Consumer<Throwable> written) {
             pending.add(written);
         }
+
+        @Override
+        void pong(java.nio.ByteBuffer payload) {
+        }
+
+        @Override
+        void close(Runnable closeFrame) {
+            closeFrame.run();
+        }
     }
 
     @Test
