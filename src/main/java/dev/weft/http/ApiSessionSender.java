@@ -24,7 +24,7 @@ final class ApiSessionSender extends WebSocketSender {
 
     @Override
     void write(EventFrame frame, Consumer<Throwable> done) {
-        Callback callback = Callback.from(() -> done.accept(null), done);
+        Callback callback = Callback.from(() -> written(done, null), failure -> written(done, failure));
         if (frame.isHeartbeat()) {
             session.sendPing(EMPTY.duplicate(), callback);
         } else {

@@ -114,7 +114,7 @@ final class CoreSessionSender extends WebSocketSender {
             }
         }
         if (bytes == null) {
-            done.accept(new ClosedChannelException());
+            written(done, new ClosedChannelException());
             return;
         }
         start(bytes);
@@ -186,7 +186,7 @@ final class CoreSessionSender extends WebSocketSender {
             }
         }
         if (done != null) {
-            done.accept(failure);
+            written(done, failure);
         } else if (failure != null) {
             failWaiting(failure);
         }
@@ -206,7 +206,7 @@ final class CoreSessionSender extends WebSocketSender {
             waitingDone = null;
         }
         if (done != null) {
-            done.accept(failure);
+            written(done, failure);
         }
     }
 }

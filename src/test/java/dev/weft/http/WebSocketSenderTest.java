@@ -59,8 +59,8 @@ class WebSocketSenderTest {
         }
 
         @Override
-        void write(EventFrame frame, Consumer<Throwable> written) {
-            pending.add(written);
+        void write(EventFrame frame, Consumer<Throwable> done) {
+            pending.add(failure -> written(done, failure));
         }
 
         @Override
