@@ -171,7 +171,9 @@ final class CoreSessionSender extends WebSocketSender {
         synchronized (this) {
             done = inFlight;
             inFlight = null;
-            if (failure == null && pong != null && !closing) {
+            boolean pongDue = pong != null && !closing;
+            // after a pong, an event waiting goes first, so a flood of pings cannot starve the events
+            if (failure == null && pongDue && (done != null || waiting == null)) {
                 next = pong;
                 pong = null;
             } else if (failure == null && waiting != null) {
