@@ -209,6 +209,11 @@ public final class StreamHub implements AutoCloseable {
         return sent.get();
     }
 
+    /** The last event the live feed dispatched (a stream opened now hears what comes after it). */
+    long lastDispatched() {
+        return index.lastDispatched();
+    }
+
     /** Subscriber filters evaluated so far (shows that matching is not O(subscribers)). */
     long evaluations() {
         return matcher.evaluations();
