@@ -251,7 +251,7 @@ class PgRoundTripsTest {
         proxy.reset();
         store.gatherNextGroup(2 * docs.size(), 20_000);
         incrementConcurrently(List.of(600, 601, 602, 603, 600, 601, 602, 603));
-        // was a locked read per write (the second of a document read what the first wrote), then the burst: 9
+        // was a locked read per write (the second of a document read what the first wrote), then the rest: 16
         List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
         assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).as(writes.toString()).containsExactly(2);
         assertThat(writes.getFirst().sent()).contains("= ANY(").doesNotContain("'version'").doesNotContain("SAVEPOINT");
