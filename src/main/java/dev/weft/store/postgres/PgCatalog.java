@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.IntPredicate;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -50,7 +50,7 @@ final class PgCatalog {
     private final Consumer<Namespace> bump;
     private final BiConsumer<Catalog, Catalog> bumpChanged;
     private final Runnable wakeEvents;
-    private final IntPredicate ownWrites;
+    private final Predicate<String> ownWrites;
     private final java.util.concurrent.atomic.AtomicLong ownSkipped = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong othersHeard = new java.util.concurrent.atomic.AtomicLong();
     private volatile Catalog catalog;
@@ -64,10 +64,10 @@ final class PgCatalog {
      * @param bump        gives a collection a new version
      * @param bumpChanged gives a new version to the collections changed from one catalog to the next
      * @param wakeEvents  tells the event log a commit happened elsewhere
-     * @param ownWrites   whether a backend (by its PID) sent this node's own write notifications
+     * @param ownWrites   whether a write notification's payload is this node's own
      */
     PgCatalog(DataSource pool, PgUrl url, Settings settings, Json json, String channel, Consumer<Namespace> bump,
-              BiConsumer<Catalog, Catalog> bumpChanged, Runnable wakeEvents, IntPredicate ownWrites) {
+              BiConsumer<Catalog, Catalog> bumpChanged, Runnable wakeEvents, Predicate<String> ownWrites) {
         this.pool = pool;
         this.url = url;
         this.settings = settings;
@@ -203,13 +203,13 @@ final class PgCatalog {
         for (PGNotification n : notes) {
             String p = n.getParameter();
             if (p.startsWith("w")) {
-                if (ownWrites.test(n.getPID())) {
+                if (ownWrites.test(p)) {
                     ownSkipped.incrementAndGet();
                     continue; // this node's commit already woke its event reader and bumped its caches
                 }
                 othersHeard.incrementAndGet();
                 wakeEvents.run();
-                long id = Long.parseLong(p.substring(1));
+                long id = WriteNotifier.collection(p);
                 for (Catalog.Coll coll : catalog.colls().values()) {
                     if (coll.id() == id) {
                         bump.accept(coll.ns());

@@ -1,6 +1,7 @@
 package dev.weft.store.postgres;
 
 import dev.weft.store.OutageLog;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -11,10 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.postgresql.PGConnection;
 
 /**
- * Tells the other nodes, after commit, which collections this node wrote to ({@code w<coll id>}
+ * Tells the other nodes, after commit, which collections this node wrote to ({@code w<coll id>:<node>}
  * on the store's channel), so they invalidate their cached results and read the event log at
  * once.
  *
@@ -29,13 +29,12 @@ import org.postgresql.PGConnection;
  * reads ({@link PostgresStore}).
  */
 final class WriteNotifier {
-    private static final int MAX_SENDERS = 64;
     private final DataSource pool;
     private final String channel;
     private final OutageLog outages;
     private final Set<Long> pending = ConcurrentHashMap.newKeySet();
-    /** PIDs of the backends that sent this node's notifications (its pool's connections: a few). */
-    private final Set<Integer> senders = ConcurrentHashMap.newKeySet();
+    /** This process's mark on its notifications, so that its own listener can tell them apart. */
+    private final String node = Long.toHexString(new SecureRandom().nextLong());
     private final Semaphore wake = new Semaphore(0);
     private final Thread thread;
     private volatile boolean closed;
@@ -74,10 +73,10 @@ final class WriteNotifier {
 
     private void send(List<Long> ids) {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, 'w' || id) FROM unnest(?::bigint[]) AS id")) {
-            remember(c.unwrap(PGConnection.class).getBackendPID());
+             PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, 'w' || id || ':' || ?) FROM unnest(?::bigint[]) AS id")) {
             ps.setString(1, channel);
-            ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
+            ps.setString(2, node);
+            ps.setArray(3, c.createArrayOf("bigint", ids.toArray()));
             ps.executeQuery().close();
         } catch (SQLException e) {
             outages.warn("commit notification not sent (other nodes catch up from the event log)", String.valueOf(e.getMessage()));
@@ -85,20 +84,19 @@ final class WriteNotifier {
     }
 
     /**
-     * Whether a notification came from this node (its listener skips those: the commit itself woke
-     * the event reader and bumped the caches). A PID reused by another node's backend after one of
-     * these connections closed would have that node's notifications skipped: latency only, as for a
-     * lost notification; the set is emptied when it grows past the pool's likely size.
+     * Whether a write notification's payload ({@code w<collection id>:<node>}) came from this
+     * process: its listener skips those, since the commit itself woke the event reader and bumped
+     * the caches. A payload without a node (an older node's) is another node's.
      */
-    boolean sentBy(int pid) {
-        return senders.contains(pid);
+    boolean sentBy(String payload) {
+        int colon = payload.indexOf(':');
+        return colon > 0 && payload.length() - colon - 1 == node.length() && payload.endsWith(node);
     }
 
-    private void remember(int pid) {
-        if (senders.add(pid) && senders.size() > MAX_SENDERS) {
-            senders.clear();
-            senders.add(pid);
-        }
+    /** The collection id of a write notification's payload, with or without its node. */
+    static long collection(String payload) {
+        int colon = payload.indexOf(':');
+        return Long.parseLong(payload.substring(1, colon > 0 ? colon : payload.length()));
     }
 
     void close() {
