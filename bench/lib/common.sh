@@ -290,6 +290,36 @@ start_nginx() {
 # sets WRK_RPS WRK_P50 WRK_P99 WRK_REQUESTS WRK_ERRORS WRK_NON2XX WRK_EXTRA_* and keeps the
 # raw output in $BENCH_TMP/wrk-last.txt.
 WRK_SEQ=0
+# jit_ticks PORT: CPU ticks (1/100 s) the JIT compiler threads of the Weft on PORT have used so far.
+jit_ticks() {
+  local pid; pid=$(pgrep -n -f "dev\.weft\.Main --port $1( |$)") || { echo 0; return; }
+  local t sum=0 stat rest
+  for t in /proc/"$pid"/task/*; do
+    stat=$(cat "$t/stat" 2>/dev/null) || continue
+    case "$stat" in *"(C1 CompilerThre"*|*"(C2 CompilerThre"*) ;; *) continue ;; esac
+    rest=${stat##*) }; set -- $rest; sum=$((sum + ${12} + ${13}))
+  done
+  echo "$sum"
+}
+
+# warm_weft SECONDS URL WRK_ARGS...: runs wrk on URL in 5 s rounds for at least SECONDS, then
+# until Weft's JIT compilers are quiet (under 0.1 s of CPU in a round: 1% of the two cores), for
+# at most 60 s or SECONDS if longer.
+# A fixed 5-10 s warm-up left the compilers busy for a third of a core through the first measured
+# rows (5.9 CPU s in a 15 s row of `bench engine`), so those rows measured the JIT too.
+warm_weft() {
+  local least=$1 url=$2; shift 2
+  local port=${url#*://*:}; port=${port%%/*}
+  local most=$(( least > 60 ? least : 60 )) spent=0 before after
+  while [ "$spent" -lt "$most" ]; do
+    before=$(jit_ticks "$port")
+    wrk_run "" "$url" "$@" -d5s
+    after=$(jit_ticks "$port"); spent=$((spent + 5))
+    [ "$spent" -ge "$least" ] && [ $((after - before)) -lt 10 ] && break
+  done
+  log "bench:   warm-up ${spent}s (JIT compilers used $((after - before)) ticks in the last 5 s)"
+}
+
 wrk_run() {
   local script=$1 url=$2; shift 2
   WRK_SEQ=$((WRK_SEQ + 1))

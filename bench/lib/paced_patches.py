@@ -2,11 +2,13 @@
 """Sends PATCH {"$set":{"stars":k}} to random documents at a fixed rate, on one keep-alive connection.
 
   paced_patches.py URL_PREFIX IDS_FILE RATE SECONDS AUTH_HEADER_VALUE
-URL_PREFIX is http://host:port/db/coll; IDS_FILE one id per line. Prints "sent=N ok=N late=N".
+URL_PREFIX is http://host:port/db/coll; IDS_FILE one id per line. Prints "sent=N ok=N late=N" at the
+end of SECONDS or on SIGTERM (the caller stops it when its measured row ends).
 """
 import http.client
 import json
 import random
+import signal
 import sys
 import time
 import urllib.parse
@@ -18,6 +20,14 @@ conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
 rnd = random.Random(7)
 sent = ok = late = 0
 start = time.monotonic()
+
+
+def report(*_):
+    print(f"sent={sent} ok={ok} late={late} seconds={time.monotonic() - start:.1f}", flush=True)
+    sys.exit(0)
+
+
+signal.signal(signal.SIGTERM, report)
 while True:
     due = start + sent / rate
     now = time.monotonic()
@@ -34,4 +44,4 @@ while True:
     r.read()
     sent += 1
     ok += 1 if 200 <= r.status < 300 else 0
-print(f"sent={sent} ok={ok} late={late} seconds={time.monotonic() - start:.1f}")
+report()

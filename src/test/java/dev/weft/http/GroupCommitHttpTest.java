@@ -30,23 +30,14 @@ class GroupCommitHttpTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestServer();
-        AuthorizationMatrixTest.users(server);
-        send(server, "admin", "PUT", "/db", null);
-        send(server, "admin", "PUT", "/db/shared", null);
-        StringBuilder docs = new StringBuilder("[{\"_id\":\"b1\",\"owner\":\"bob\",\"text\":\"bob-text\"}");
+        StringBuilder docs = new StringBuilder();
         for (int i = 0; i < OWN; i++) {
             docs.append(",{\"_id\":\"n").append(i).append("\",\"owner\":\"alice\",\"text\":\"t\"}");
         }
         for (int i = 0; i < REFUSED; i++) {
             docs.append(",{\"_id\":\"x").append(i).append("\",\"owner\":\"alice\",\"text\":\"t\"}");
         }
-        assertThat(send(server, "admin", "POST", "/db/shared", docs + "]").statusCode()).isEqualTo(200);
-        // a writeFilter alone (no protected field, which a PATCH body would meet before the store):
-        // a PATCH giving the document away is refused inside the write, by its result
-        assertThat(send(server, "admin", "POST", "/weft/acl", """
-                [{"_id":"shared","roles":["user"],"priority":10,"predicate":"path-prefix('/db/shared')",
-                  "readFilter":{"owner":"@user._id"},"writeFilter":{"owner":"@user._id"}}]""").statusCode()).isEqualTo(200);
+        server = OwnedSharedCollection.start(docs);
     }
 
     @AfterEach

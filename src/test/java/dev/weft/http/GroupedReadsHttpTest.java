@@ -31,18 +31,11 @@ class GroupedReadsHttpTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestServer();
-        AuthorizationMatrixTest.users(server);
-        send(server, "admin", "PUT", "/db", null);
-        send(server, "admin", "PUT", "/db/shared", null);
-        StringBuilder docs = new StringBuilder("[{\"_id\":\"b1\",\"owner\":\"bob\",\"text\":\"bob-text\"}");
+        StringBuilder docs = new StringBuilder();
         for (int i = 0; i < OWN; i++) {
             docs.append(",{\"_id\":\"a").append(i).append("\",\"owner\":\"alice\",\"text\":\"t").append(i).append("\"}");
         }
-        assertThat(send(server, "admin", "POST", "/db/shared", docs + "]").statusCode()).isEqualTo(200);
-        assertThat(send(server, "admin", "POST", "/weft/acl", """
-                [{"_id":"shared","roles":["user"],"priority":10,"predicate":"path-prefix('/db/shared')",
-                  "readFilter":{"owner":"@user._id"},"writeFilter":{"owner":"@user._id"}}]""").statusCode()).isEqualTo(200);
+        server = OwnedSharedCollection.start(docs);
     }
 
     @AfterEach
