@@ -74,11 +74,14 @@ public final class ParallelScans {
     /** A few ranges per reader of an ordered read, so that one reader left with a dense range is helped by the others. */
     private static final int RANGES_PER_READER = 4;
     /**
-     * Ranges per reader of an unordered read: its last runs are single ranges of about a
-     * sixty-fourth of the ids' span (with two readers), so the readers end within about that of
-     * each other; there are about {@code 2 * readers * ln(ranges / readers)} statements in all.
+     * Ranges per reader of an unordered read: its last runs are single ranges of 1/256 of the
+     * ids' span (with two readers), so the readers end within a few of them of each other; there
+     * are about {@code 2 * readers * (1 + ln(ranges / (2 * readers)))} statements in all (21 with
+     * two readers). So many because interpolated ranges can be mostly empty: of ids
+     * {@code "user" + n}, a quarter of the ranges hold all the rows (with 32 per reader, a last
+     * run of four ranges still held a tenth of them).
      */
-    private static final int UNORDERED_RANGES_PER_READER = 32;
+    private static final int UNORDERED_RANGES_PER_READER = 128;
     private static final long ESTIMATE_NANOS = 1_000_000_000L;
 
     private final Helpers helpers;
