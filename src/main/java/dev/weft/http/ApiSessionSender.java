@@ -24,11 +24,21 @@ final class ApiSessionSender extends WebSocketSender {
 
     @Override
     void write(EventFrame frame, Consumer<Throwable> done) {
-        Callback callback = Callback.from(() -> done.accept(null), done);
+        Callback callback = Callback.from(() -> written(done, null), failure -> written(done, failure));
         if (frame.isHeartbeat()) {
             session.sendPing(EMPTY.duplicate(), callback);
         } else {
             session.sendText(frame.text(), callback);
         }
+    }
+
+    @Override
+    void pong(ByteBuffer payload) {
+        session.sendPong(payload, Callback.NOOP); // Jetty's flusher orders it with the other frames
+    }
+
+    @Override
+    void close(Runnable closeFrame) {
+        closeFrame.run(); // through the same flusher: after what is queued
     }
 }

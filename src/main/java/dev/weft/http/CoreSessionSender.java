@@ -1,30 +1,35 @@
 package dev.weft.http;
 
 import dev.weft.stream.EventFrame;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.util.function.Consumer;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 import org.eclipse.jetty.websocket.common.WebSocketSession;
-import org.eclipse.jetty.websocket.core.Frame;
-import org.eclipse.jetty.websocket.core.OpCode;
-import org.eclipse.jetty.websocket.core.OutgoingEntry;
 import org.eclipse.jetty.websocket.core.WebSocketConnection;
 import org.eclipse.jetty.websocket.core.WebSocketCoreSession;
 
 /**
- * Writes frames straight to the connection's frame flusher ({@link WebSocketConnection#enqueueFrame}),
- * past the session's per-frame layers (validation, outgoing-frame count, extension stack), which
- * cost about 7% of Weft's CPU per notification in {@code bench streams}. The payload is the
- * event's JSON bytes, rendered once and shared by every subscriber (each write wraps them in its
- * own read-only buffer), where {@code sendText} would encode the same string again per client.
- * The skipped layers add nothing here: the frames are valid by construction, {@link WebSocketSender}
- * counts what is unsent, and a message sent uncompressed is allowed under permessage-deflate
- * (RFC 7692, RSV1 clear). The flusher still orders these frames with Jetty's own (pong, close)
- * and refuses them once a close frame is queued, failing the write.
+ * Writes whole frames straight to the connection's socket ({@link EndPoint#write}), past Jetty's
+ * frame flusher and the session's per-frame layers. The frame is the event's, made once and
+ * shared by every subscriber ({@link EventFrame#webSocketText}), so a write is one buffer and,
+ * when the socket takes it at once (the usual case), one system call on the calling thread, with
+ * no lock, queue entry, header buffer or timeout entry per frame; a write the socket cannot take
+ * at once completes from Jetty's selector when the socket drains. The flusher's layers add
+ * nothing here: the frames are valid by construction, {@link WebSocketSender} counts what is
+ * unsent, and a message sent uncompressed is allowed under permessage-deflate (RFC 7692, RSV1
+ * clear).
  *
- * <p>One text frame, one flusher entry and one callback serve every event write: only the payload
- * changes. That is safe only because one event write is in flight at a time (the hub's rule) and
- * the flusher lets go of an entry before it calls the entry's callback; a ping gets its own.
+ * <p>Only one writer may use a socket at a time: bytes of two frames must never interleave. So
+ * every frame this side starts goes through here, one at a time: events and heartbeat pings (the
+ * hub's rule: one in flight), pongs ({@link #pong}: {@link StreamSocket} answers pings itself,
+ * so Jetty does not), and the close ({@link #close}, after the write in flight). What Jetty still
+ * writes on its own through its flusher only ends a connection (its answer to a client's close,
+ * an idle timeout, shutdown); if that meets a write of ours in flight, the endpoint refuses the
+ * second write and the connection is dropped instead of closed cleanly, which the client sees as
+ * a broken connection and resumes from its last token.
  *
  * <p>These are Jetty internals: {@link WebSocketSender.Kind#atStartup} uses this class only on
  * {@link #WRITTEN_FOR}, and {@code JettyVersionTest} fails when the pom moves to another Jetty,
@@ -33,10 +38,23 @@ import org.eclipse.jetty.websocket.core.WebSocketCoreSession;
 final class CoreSessionSender extends WebSocketSender {
     /** The Jetty version whose internals this class was written against (and tested on). */
     static final String WRITTEN_FOR = "12.1.12";
+    private static final ByteBuffer PING = EventFrame.webSocketFrame(0x9, new byte[0]);
+    private static final int PONG = 0xA;
 
-    private final WebSocketConnection connection;
-    private final Frame text = new Frame(OpCode.TEXT);
-    private volatile Consumer<Throwable> inFlight;
+    private final EndPoint endPoint;
+    /** Guarded by this: a frame of ours is on the endpoint. */
+    private boolean writing;
+    /** Guarded by this: whom the frame in flight reports to; null for a pong. */
+    private Consumer<Throwable> inFlight;
+    /** Guarded by this: an event frame that waits for a pong in flight, and whom it reports to. */
+    private ByteBuffer waiting;
+    private Consumer<Throwable> waitingDone;
+    /** Guarded by this: the answer to the latest ping, due after the write in flight. */
+    private ByteBuffer pong;
+    /** Guarded by this: the close, due after the write in flight; set, no frame is started again. */
+    private Runnable close;
+    private boolean closing;
+
     private final Callback written = new Callback() {
         @Override
         public void succeeded() {
@@ -47,19 +65,23 @@ final class CoreSessionSender extends WebSocketSender {
         public void failed(Throwable cause) {
             finished(cause);
         }
-    };
-    private final OutgoingEntry textEntry = new OutgoingEntry.Builder(text, written).build();
 
-    private CoreSessionSender(WebSocketConnection connection, int maxOutgoingFrames) {
+        @Override
+        public InvocationType getInvocationType() {
+            return InvocationType.NON_BLOCKING; // what it runs (the next write, a close) never blocks
+        }
+    };
+
+    private CoreSessionSender(EndPoint endPoint, int maxOutgoingFrames) {
         super(maxOutgoingFrames);
-        this.connection = connection;
+        this.endPoint = endPoint;
     }
 
     /** The sender of {@code session}, or null when it is not Jetty's own core session. */
     static CoreSessionSender of(Session session, int maxOutgoingFrames) {
         if (session instanceof WebSocketSession s && s.getCoreSession() instanceof WebSocketCoreSession core
-                && core.getConnection() != null) {
-            return new CoreSessionSender(core.getConnection(), maxOutgoingFrames);
+                && core.getConnection() != null && core.getConnection().getEndPoint() != null) {
+            return new CoreSessionSender(core.getConnection().getEndPoint(), maxOutgoingFrames);
         }
         return null;
     }
@@ -67,7 +89,7 @@ final class CoreSessionSender extends WebSocketSender {
     /** True when the classes and methods this class calls are on the classpath. */
     static boolean internalsPresent() {
         try {
-            WebSocketConnection.class.getMethod("enqueueFrame", OutgoingEntry.class);
+            WebSocketConnection.class.getMethod("getEndPoint");
             WebSocketCoreSession.class.getMethod("getConnection");
             WebSocketSession.class.getMethod("getCoreSession");
             return true;
@@ -78,18 +100,115 @@ final class CoreSessionSender extends WebSocketSender {
 
     @Override
     void write(EventFrame frame, Consumer<Throwable> done) {
-        inFlight = done;
-        if (frame.isHeartbeat()) {
-            connection.enqueueFrame(new OutgoingEntry.Builder(new Frame(OpCode.PING), written).build());
+        ByteBuffer bytes = frame.isHeartbeat() ? PING.duplicate() : frame.webSocketText();
+        synchronized (this) {
+            if (closing) {
+                bytes = null;
+            } else if (writing) { // a pong is in flight: this frame follows it
+                waiting = bytes;
+                waitingDone = done;
+                return;
+            } else {
+                writing = true;
+                inFlight = done;
+            }
+        }
+        if (bytes == null) {
+            written(done, new ClosedChannelException());
             return;
         }
-        text.setPayload(frame.payload()); // the flusher is done with the previous write: one in flight
-        connection.enqueueFrame(textEntry);
+        start(bytes);
     }
 
+    @Override
+    void pong(ByteBuffer payload) {
+        byte[] p = new byte[Math.min(payload.remaining(), 125)]; // a control frame's payload is 125 bytes at most
+        payload.get(p);
+        ByteBuffer frame = EventFrame.webSocketFrame(PONG, p);
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            if (writing) {
+                pong = frame; // only the latest ping needs an answer (RFC 6455 section 5.5.3)
+                return;
+            }
+            writing = true;
+            inFlight = null;
+        }
+        start(frame);
+    }
+
+    @Override
+    void close(Runnable closeFrame) {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            if (writing) {
+                close = closeFrame;
+                return;
+            }
+        }
+        closeFrame.run();
+    }
+
+    /** Writes {@code bytes} (no other frame of ours is on the endpoint); {@link #finished} follows. */
+    private void start(ByteBuffer bytes) {
+        try {
+            endPoint.write(written, bytes);
+        } catch (RuntimeException e) { // WritePendingException: Jetty is writing a frame of its own
+            finished(e);
+        }
+    }
+
+    /** The write in flight ended: reports it, then starts what waited behind it. */
     private void finished(Throwable failure) {
-        Consumer<Throwable> done = inFlight;
-        inFlight = null;
-        done.accept(failure);
+        Consumer<Throwable> done;
+        ByteBuffer next = null;
+        Runnable closeFrame = null;
+        synchronized (this) {
+            done = inFlight;
+            inFlight = null;
+            boolean pongDue = pong != null && !closing;
+            // after a pong, an event waiting goes first, so a flood of pings cannot starve the events
+            if (failure == null && pongDue && (done != null || waiting == null)) {
+                next = pong;
+                pong = null;
+            } else if (failure == null && waiting != null) {
+                next = waiting;
+                inFlight = waitingDone;
+                waiting = null;
+                waitingDone = null;
+            } else {
+                writing = false;
+                closeFrame = close;
+                close = null;
+            }
+        }
+        if (done != null) {
+            written(done, failure);
+        } else if (failure != null) {
+            failWaiting(failure);
+        }
+        if (next != null) {
+            start(next);
+        } else if (closeFrame != null) {
+            closeFrame.run();
+        }
+    }
+
+    /** A pong failed: the event frame behind it fails too (the connection is gone). */
+    private void failWaiting(Throwable failure) {
+        Consumer<Throwable> done;
+        synchronized (this) {
+            done = waitingDone;
+            waiting = null;
+            waitingDone = null;
+        }
+        if (done != null) {
+            written(done, failure);
+        }
     }
 }

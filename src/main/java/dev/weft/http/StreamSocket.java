@@ -5,6 +5,7 @@ import dev.weft.stream.Grant;
 import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
+import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Session;
 
@@ -68,7 +69,19 @@ public final class StreamSocket implements Session.Listener.AutoDemanding, Outle
     public void close(int code, String reason) {
         Session s = session();
         if (s != null) {
-            s.close(code, reason, org.eclipse.jetty.websocket.api.Callback.NOOP);
+            sender.close(() -> s.close(code, reason, org.eclipse.jetty.websocket.api.Callback.NOOP));
+        }
+    }
+
+    /**
+     * Answers a ping through the sender, which writes every frame of this connection one at a
+     * time (declaring this method also stops Jetty from answering by itself, past the sender).
+     */
+    @Override
+    public void onWebSocketPing(ByteBuffer payload) {
+        WebSocketSender s = sender;
+        if (s != null) {
+            s.pong(payload);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.stream.EventFrame;
+import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -42,10 +43,13 @@ abstract class WebSocketSender {
             done.accept(new WritePendingException()); // the client is cut off: more than max-outgoing-frames unsent
             return;
         }
-        write(frame, failure -> {
-            outgoing.decrementAndGet();
-            done.accept(failure);
-        });
+        write(frame, done);
+    }
+
+    /** What a {@link #write} must call when it ends: counts the frame as sent, then tells {@code done}. */
+    final void written(Consumer<Throwable> done, Throwable failure) {
+        outgoing.decrementAndGet();
+        done.accept(failure);
     }
 
     /** Frames handed to Jetty and not yet written. */
@@ -53,8 +57,14 @@ abstract class WebSocketSender {
         return outgoing.get();
     }
 
-    /** Hands {@code frame} to Jetty; {@code written} runs once, with null or the failure. */
-    abstract void write(EventFrame frame, Consumer<Throwable> written);
+    /** Hands {@code frame} to Jetty; once it is written or failed, calls {@link #written} with {@code done}, exactly once. */
+    abstract void write(EventFrame frame, Consumer<Throwable> done);
+
+    /** Answers a client's ping with {@code payload} (best effort: a failed pong fails the connection). */
+    abstract void pong(ByteBuffer payload);
+
+    /** Runs {@code closeFrame} (which sends the close frame) once no frame of this sender is being written. */
+    abstract void close(Runnable closeFrame);
 
     /** Which way the server writes its WebSocket frames, chosen once at start-up. */
     enum Kind {

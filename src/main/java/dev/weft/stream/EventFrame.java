@@ -17,6 +17,7 @@ public final class EventFrame {
     private final ByteBuffer payload;
     private byte[] sse;
     private String text;
+    private ByteBuffer webSocketText;
 
     EventFrame(String token, byte[] json) {
         this.token = token;
@@ -56,6 +57,41 @@ public final class EventFrame {
             text = t;
         }
         return t;
+    }
+
+    /**
+     * The whole WebSocket text frame as a server sends it (unmasked, final, no extension bits):
+     * header then JSON, made once and shared by every WebSocket subscriber, so a write is one
+     * buffer and one system call with nothing framed per client. Each call returns a buffer of
+     * its own (a write moves its position).
+     */
+    public ByteBuffer webSocketText() {
+        ByteBuffer f = webSocketText;
+        if (f == null) {
+            f = webSocketFrame(0x1, json);
+            webSocketText = f;
+        }
+        return f.duplicate();
+    }
+
+    /**
+     * A whole unmasked WebSocket frame of {@code opcode} with FIN set: RFC 6455 section 5.2
+     * (7-bit length, or 126 and 16 bits, or 127 and 64 bits). Read-only; on the heap, since
+     * frames made for one subscriber (projections, stages) are as common as shared ones.
+     */
+    public static ByteBuffer webSocketFrame(int opcode, byte[] payload) {
+        int n = payload.length;
+        int header = n < 126 ? 2 : n < 65536 ? 4 : 10;
+        ByteBuffer f = ByteBuffer.allocate(header + n);
+        f.put((byte) (0x80 | opcode));
+        if (n < 126) {
+            f.put((byte) n);
+        } else if (n < 65536) {
+            f.put((byte) 126).putShort((short) n);
+        } else {
+            f.put((byte) 127).putLong(n);
+        }
+        return f.put(payload).flip().asReadOnlyBuffer();
     }
 
     /** The SSE form: {@code id: <token>}, {@code data: <json>}, blank line; a comment for a heartbeat. */

@@ -7,9 +7,11 @@ import dev.weft.security.DocumentPolicy;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,14 @@ public final class StreamHub implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Fanout fanout;
     private final Set<Subscriber> all = ConcurrentHashMap.newKeySet();
+    /**
+     * The subscribers whose credential expires, soonest first: the access check looks at the
+     * head only, instead of every open stream four times a second (3% of Weft's CPU with 10,000
+     * clients and nothing expiring).
+     */
+    private final ConcurrentSkipListSet<Subscriber> expiring = new ConcurrentSkipListSet<>(
+            Comparator.comparingLong(Subscriber::expiresAtMs).thenComparingLong(Subscriber::serial));
+    private final AtomicLong serials = new AtomicLong();
     private final AtomicLong cutOffs = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
     private final ScheduledExecutorService scheduler;
@@ -118,8 +128,11 @@ public final class StreamHub implements AutoCloseable {
         if (closing) {
             throw new WeftException(503, "the server is stopping");
         }
-        Subscriber s = new Subscriber(query, grant, outlet, this, clientQueue, fanout.assign());
+        Subscriber s = new Subscriber(query, grant, outlet, this, clientQueue, fanout.assign(), serials.incrementAndGet());
         all.add(s);
+        if (s.expiresAtMs() != Long.MAX_VALUE) {
+            expiring.add(s);
+        }
         if (query.resumeAfter().isEmpty()) {
             synchronized (index.lock) {
                 index.join(s, index.lastDispatched());
@@ -154,8 +167,18 @@ public final class StreamHub implements AutoCloseable {
                 });
             }
             long now = System.currentTimeMillis();
-            all.forEach(s -> s.expire(now));
+            for (Subscriber s; (s = firstExpiring()) != null && s.expire(now); ) {
+                expiring.remove(s); // ended (its removal from the hub did it too, unless it had ended before)
+            }
         }, accessCheckMs, accessCheckMs, TimeUnit.MILLISECONDS);
+    }
+
+    private Subscriber firstExpiring() {
+        try {
+            return expiring.first();
+        } catch (java.util.NoSuchElementException e) {
+            return null;
+        }
     }
 
     private boolean renewAll() {
@@ -186,6 +209,11 @@ public final class StreamHub implements AutoCloseable {
         return sent.get();
     }
 
+    /** The last event the live feed dispatched (a stream opened now hears what comes after it). */
+    long lastDispatched() {
+        return index.lastDispatched();
+    }
+
     /** Subscriber filters evaluated so far (shows that matching is not O(subscribers)). */
     long evaluations() {
         return matcher.evaluations();
@@ -194,6 +222,7 @@ public final class StreamHub implements AutoCloseable {
     /** {@code s} ended: forgotten by the live feed and the hub. */
     void remove(Subscriber s) {
         all.remove(s);
+        expiring.remove(s);
         index.leave(s);
     }
 

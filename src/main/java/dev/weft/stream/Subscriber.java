@@ -32,6 +32,8 @@ final class Subscriber implements StreamHub.Subscription {
     private final Outlet outlet;
     private final StreamHub hub;
     private final int max;
+    /** Unique in its hub: orders subscribers whose credentials expire at the same millisecond. */
+    private final long serial;
     /** The fan-out lane that writes this subscriber's live events. */
     final Fanout.Lane lane;
     private final ArrayDeque<EventFrame> queue = new ArrayDeque<>();
@@ -50,7 +52,8 @@ final class Subscriber implements StreamHub.Subscription {
     /** Dispatcher only: the seq of the last event this subscriber was considered for (dedupes candidates). */
     private long seen = -1;
 
-    Subscriber(StreamQuery query, Grant grant, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane) {
+    Subscriber(StreamQuery query, Grant grant, Outlet outlet, StreamHub hub, int max, Fanout.Lane lane, long serial) {
+        this.serial = serial;
         this.query = query;
         this.grant = grant;
         this.outlet = outlet;
@@ -123,7 +126,16 @@ final class Subscriber implements StreamHub.Subscription {
         return true;
     }
 
-    /** Ends the stream when its credential expired by {@code nowMs}; true if it did. */
+    long serial() {
+        return serial;
+    }
+
+    /** When the credential the stream was opened with expires (epoch ms; {@link Long#MAX_VALUE}: never). */
+    long expiresAtMs() {
+        return grant.expiresAtMs();
+    }
+
+    /** Ends the stream when its credential expired by {@code nowMs}; true if it did (or had already ended). */
     boolean expire(long nowMs) {
         if (nowMs < grant.expiresAtMs()) {
             return false;

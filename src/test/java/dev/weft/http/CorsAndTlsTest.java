@@ -2,17 +2,10 @@ package dev.weft.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.core.Pem;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.KeyStore;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 
 /** CORS headers and preflights, and the HTTPS listener with a self-signed PEM certificate. */
@@ -53,35 +46,15 @@ class CorsAndTlsTest {
 
     @Test
     void httpsListenerServesTheApi() throws Exception {
-        Path dir = Files.createTempDirectory("weft-tls");
-        Path cert = dir.resolve("cert.pem");
-        Path key = dir.resolve("key.pem");
-        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                "-keyout", key.toString(), "-out", cert.toString()).redirectErrorStream(true).start();
-        openssl.getInputStream().readAllBytes();
-        assertThat(openssl.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(openssl.exitValue()).isZero();
-
-        try (TestServer weft = new TestServer("--tls-port", "0", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString())) {
-            KeyStore trusted = KeyStore.getInstance("PKCS12");
-            trusted.load(null, null);
-            trusted.setCertificateEntry("weft", Pem.certificates(cert).getFirst());
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trusted);
-            SSLContext tls = SSLContext.getInstance("TLS");
-            tls.init(null, tmf.getTrustManagers(), null);
-            HttpClient client = HttpClient.newBuilder().sslContext(tls).version(HttpClient.Version.HTTP_1_1).build();
+        try (SelfSignedTls certificate = new SelfSignedTls();
+             TestServer weft = new TestServer(certificate.serverArgs())) {
+            HttpClient client = certificate.client();
             int port = weft.server.tlsPort().orElseThrow();
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/"))
                     .header("Authorization", TestServer.ADMIN).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).contains("weft");
             assertThat(weft.get("/ping").statusCode()).as("plain HTTP still answers").isEqualTo(200);
-        } finally {
-            Files.deleteIfExists(cert);
-            Files.deleteIfExists(key);
-            Files.deleteIfExists(dir);
         }
     }
 }

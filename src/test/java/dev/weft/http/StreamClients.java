@@ -6,6 +6,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +53,8 @@ final class StreamClients {
         final CompletableFuture<Integer> closed = new CompletableFuture<>();
         final boolean reads;
         final StringBuilder partial = new StringBuilder();
+        /** The payloads of the server's pongs, as text. */
+        final BlockingQueue<String> pongs = new LinkedBlockingQueue<>();
         WebSocket socket;
 
         Ws(boolean reads) {
@@ -92,6 +96,13 @@ final class StreamClients {
                 events.add(JSON.parse(partial.toString(), "event"));
                 partial.setLength(0);
             }
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
+            pongs.add(StandardCharsets.UTF_8.decode(message).toString());
             webSocket.request(1);
             return null;
         }

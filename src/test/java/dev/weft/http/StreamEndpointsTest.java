@@ -8,12 +8,15 @@ import dev.weft.http.StreamClients.Events;
 import dev.weft.http.StreamClients.Sse;
 import dev.weft.http.StreamClients.Ws;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.net.http.WebSocketHandshakeException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -157,6 +160,45 @@ class StreamEndpointsTest {
                 assertThat(i).as("writer %d's writes in the order they were acknowledged", w)
                         .isEqualTo(nextOfWriter.getOrDefault(w, 0));
                 nextOfWriter.put(w, i + 1);
+            }
+            assertThat(ws.poll(200)).isNull();
+        }
+    }
+
+    /**
+     * A client's pings are answered by the writer of the events (one writer per socket), so a pong
+     * never cuts into an event frame: pings sent while events are written get their payload back
+     * (at least the latest: RFC 6455 lets a server answer only that one) and every event arrives whole.
+     */
+    @Test
+    void pingsDuringEventsAreAnsweredWithTheirPayloadAndEveryEventArrivesWhole() throws Exception {
+        String path = coll("pings");
+        int writes = 60;
+        try (Ws ws = Ws.open(weft, path + "/_streams")) {
+            Thread writer = Thread.ofVirtual().start(() -> {
+                for (int i = 0; i < writes; i++) {
+                    try {
+                        weft.post(path, "{\"_id\":" + i + ",\"pad\":\"" + "x".repeat(200 * i) + "\"}");
+                    } catch (Exception ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                }
+            });
+            for (int p = 0; writer.isAlive() || p < 10; p++) {
+                ws.socket.sendPing(ByteBuffer.wrap(("p" + p).getBytes(StandardCharsets.UTF_8)))
+                        .get(10, TimeUnit.SECONDS);
+                String last = "p" + p;
+                String pong;
+                do {
+                    pong = ws.pongs.poll(10, TimeUnit.SECONDS);
+                    assertThat(pong).as("the pong of " + last).isNotNull();
+                } while (!pong.equals(last));
+            }
+            writer.join();
+            List<JsonNode> events = take(ws, writes);
+            for (int i = 0; i < writes; i++) {
+                assertThat(events.get(i).get("documentKey").get("_id").asInt()).isEqualTo(i);
+                assertThat(events.get(i).get("fullDocument").get("pad").asString()).hasSize(200 * i);
             }
             assertThat(ws.poll(200)).isNull();
         }

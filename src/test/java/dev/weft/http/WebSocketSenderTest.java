@@ -59,8 +59,17 @@ class WebSocketSenderTest {
         }
 
         @Override
-        void write(EventFrame frame, Consumer<Throwable> written) {
-            pending.add(written);
+        void write(EventFrame frame, Consumer<Throwable> done) {
+            pending.add(failure -> written(done, failure));
+        }
+
+        @Override
+        void pong(java.nio.ByteBuffer payload) {
+        }
+
+        @Override
+        void close(Runnable closeFrame) {
+            closeFrame.run();
         }
     }
 

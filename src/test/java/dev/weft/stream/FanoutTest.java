@@ -113,7 +113,7 @@ class FanoutTest {
         MemoryLog log = new MemoryLog();
         try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 1)) {
             Stuck outlet = new Stuck();
-            Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null);
+            Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null, 1);
             EventFrame a = new EventFrame("a", new byte[0]);
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.PUMP);
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.QUEUED);

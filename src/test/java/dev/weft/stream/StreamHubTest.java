@@ -255,6 +255,9 @@ class StreamHubTest {
             Recorder replayed = new Recorder();
             hub.subscribe(q.resumingAfter(Tokens.encode(0), JSON), replayed);
             waitFor(() -> replayed.events.size() == 1);
+            // a stream opened before the live feed dispatched an event committed earlier hears it
+            // too; the live stream below must start after both first events to hear only the third
+            waitFor(() -> hub.lastDispatched() == log.last());
             Recorder live = new Recorder();
             hub.subscribe(q, live);
             log.insert(new Namespace("db", "other"), "{\"_id\":\"elsewhere-2\"}");

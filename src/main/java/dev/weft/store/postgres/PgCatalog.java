@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -49,6 +50,9 @@ final class PgCatalog {
     private final Consumer<Namespace> bump;
     private final BiConsumer<Catalog, Catalog> bumpChanged;
     private final Runnable wakeEvents;
+    private final IntPredicate ownWrites;
+    private final java.util.concurrent.atomic.AtomicLong ownSkipped = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong othersHeard = new java.util.concurrent.atomic.AtomicLong();
     private volatile Catalog catalog;
     private volatile Planned planned = new Planned(null, Map.of());
     /** Open once the listener's first LISTEN is in place and the catalog reloaded after it. */
@@ -60,9 +64,10 @@ final class PgCatalog {
      * @param bump        gives a collection a new version
      * @param bumpChanged gives a new version to the collections changed from one catalog to the next
      * @param wakeEvents  tells the event log a commit happened elsewhere
+     * @param ownWrites   whether a backend (by its PID) sent this node's own write notifications
      */
     PgCatalog(DataSource pool, PgUrl url, Settings settings, Json json, String channel, Consumer<Namespace> bump,
-              BiConsumer<Catalog, Catalog> bumpChanged, Runnable wakeEvents) {
+              BiConsumer<Catalog, Catalog> bumpChanged, Runnable wakeEvents, IntPredicate ownWrites) {
         this.pool = pool;
         this.url = url;
         this.settings = settings;
@@ -71,6 +76,7 @@ final class PgCatalog {
         this.bump = bump;
         this.bumpChanged = bumpChanged;
         this.wakeEvents = wakeEvents;
+        this.ownWrites = ownWrites;
         reload();
     }
 
@@ -197,6 +203,11 @@ final class PgCatalog {
         for (PGNotification n : notes) {
             String p = n.getParameter();
             if (p.startsWith("w")) {
+                if (ownWrites.test(n.getPID())) {
+                    ownSkipped.incrementAndGet();
+                    continue; // this node's commit already woke its event reader and bumped its caches
+                }
+                othersHeard.incrementAndGet();
                 wakeEvents.run();
                 long id = Long.parseLong(p.substring(1));
                 for (Catalog.Coll coll : catalog.colls().values()) {
@@ -212,6 +223,15 @@ final class PgCatalog {
             reload();
             wakeEvents.run(); // another node's drop logged its event
         }
+    }
+
+    /** Write notifications heard: this node's own, skipped, and the other nodes' (for tests). */
+    long ownWriteNotificationsSkipped() {
+        return ownSkipped.get();
+    }
+
+    long otherWriteNotificationsHeard() {
+        return othersHeard.get();
     }
 
     void close() {

@@ -7,12 +7,15 @@ import dev.weft.store.ChangeEvent;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.sql.SqlEngine;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -31,8 +34,9 @@ import tools.jackson.databind.JsonNode;
  * first tries the group as <em>one burst</em>: every write's statements held back as a lone
  * write's are ({@link PgPipeline}, assumed documents included), then the group's events, the
  * catalog check and COMMIT ({@link PgWrites#commit}), sent together: one round trip for a group
- * of writes whose documents the node knows (a write that must read its document sends what is
- * held with its read). A write that answers anything but success before anything of it was sent
+ * of writes whose documents the node knows; the documents it does not know are first read and
+ * locked in one statement for the whole group (two round trips in all), and a write of a document
+ * an earlier write of the group wrote takes that write's bytes (the row is this transaction's). A write that answers anything but success before anything of it was sent
  * (a refused check on an assumed document, a 404, 412) is dropped from the burst and handed back.
  * If a statement fails in PostgreSQL (a duplicate key, a stale assumed document: the transaction
  * aborts there, and the burst's COMMIT never runs), or a write that read its document must be
@@ -214,6 +218,8 @@ final class PgGroupWriter implements AutoCloseable {
             try {
                 if (savepoints) {
                     sql.control("SAVEPOINT " + SAVEPOINT);
+                } else {
+                    lockUnknown(sql, cat, group);
                 }
                 for (int i = 0; i < group.size(); i++) {
                     Catalog.Coll coll = cat.colls().get(group.get(i).op().ns());
@@ -295,6 +301,9 @@ final class PgGroupWriter implements AutoCloseable {
         try {
             WriteResult result = engine.apply(sql, coll, op, changes, false);
             if (result.ok()) {
+                for (ChangeEvent change : changes.subList(mark, changes.size())) {
+                    sql.wrote(coll.table(), AbstractDocumentWrites.key(change.documentKey()), change.fullDocument());
+                }
                 return result;
             }
         } catch (RuntimeException e) {
@@ -307,6 +316,29 @@ final class PgGroupWriter implements AutoCloseable {
         changes.subList(mark, changes.size()).clear();
         rolledBackWrites.incrementAndGet();
         return null;
+    }
+
+    /**
+     * Reads and locks, in one statement per collection, the documents of the group's writes that
+     * the node does not know, so that each of those writes does not send a locked read of its own:
+     * a group is then at most two round trips (this read, then the burst with COMMIT).
+     */
+    private void lockUnknown(PgPipeline sql, Catalog cat, List<Task> group) throws SQLException {
+        Map<Catalog.Coll, Map<ByteBuffer, byte[]>> unknown = new LinkedHashMap<>();
+        for (Task task : group) {
+            Catalog.Coll coll = cat.colls().get(task.op().ns());
+            JsonNode id = PgWrites.loadedId(task.op());
+            if (coll == null || id == null) {
+                continue;
+            }
+            byte[] key = AbstractDocumentWrites.key(id);
+            if (known.get(coll.table(), key) == null) {
+                unknown.computeIfAbsent(coll, c -> new LinkedHashMap<>()).putIfAbsent(ByteBuffer.wrap(key), key);
+            }
+        }
+        for (Map.Entry<Catalog.Coll, Map<ByteBuffer, byte[]>> e : unknown.entrySet()) {
+            sql.lockAll(e.getKey().table(), List.copyOf(e.getValue().values()));
+        }
     }
 
     /**

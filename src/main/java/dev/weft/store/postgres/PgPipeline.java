@@ -90,6 +90,15 @@ final class PgPipeline extends SqlConnection {
         }
     }
 
+    /**
+     * A document this transaction itself just wrote ({@code body}, null: deleted): its row is locked
+     * until the transaction ends, so the next load of it in this transaction takes these bytes,
+     * with neither a read nor a check (a group's second write of a hot document).
+     */
+    void wrote(String table, byte[] id, byte[] body) {
+        locked.put(new Locked(table, ByteBuffer.wrap(id)), body == null ? ABSENT : body);
+    }
+
     /** Drops what {@link #lockAll} read and no load took (after an op in a savepoint, which may have been undone). */
     void forgetLocked() {
         locked.clear();

@@ -254,12 +254,7 @@ final class PgWrites {
     private static void lockDocuments(PgPipeline sql, Catalog cat, List<WriteOp> ops) throws SQLException {
         Map<Catalog.Coll, List<byte[]>> ids = new LinkedHashMap<>();
         for (WriteOp op : ops) {
-            JsonNode id = switch (op) {
-                case WriteOp.Replace r -> r.document().get("_id");
-                case WriteOp.UpdateOne u -> u.id();
-                case WriteOp.DeleteOne d -> d.id();
-                default -> null;
-            };
+            JsonNode id = loadedId(op);
             if (id != null) {
                 ids.computeIfAbsent(cat.colls().get(op.ns()), c -> new ArrayList<>()).add(AbstractDocumentWrites.key(id));
             }
@@ -284,6 +279,16 @@ final class PgWrites {
                     ps.setArray(i + 2, ps.getConnection().createArrayOf("bigint", gens));
                     return i + 3;
                 });
+    }
+
+    /** The {@code _id} of the document a single-document write loads (replace, update, delete), else null. */
+    static JsonNode loadedId(WriteOp op) {
+        return switch (op) {
+            case WriteOp.Replace r -> r.document().get("_id");
+            case WriteOp.UpdateOne u -> u.id();
+            case WriteOp.DeleteOne d -> d.id();
+            default -> null;
+        };
     }
 
     /** A single-document write that needs its document's stored state: it may assume it. */

@@ -104,14 +104,15 @@ public final class PostgresStore extends SqlStore {
             throw new IllegalStateException("cannot open the PostgreSQL store at " + url.jdbc() + ": " + e.getMessage(), e);
         }
         this.replicas = new Replicas(settings);
-        this.catalog = new PgCatalog(pool, url, settings, json, channel, this::bump, this::bumpChanged, () -> events().wake());
+        notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
+        this.catalog = new PgCatalog(pool, url, settings, json, channel, this::bump, this::bumpChanged, () -> events().wake(),
+                notifier::sentBy);
         this.reads = new PgReads(pool, replicas, catalog, engine.dialect(), settings.pgStatementTimeoutMs());
         events = new PgEventLog(pool, () -> PgConnections.connect(url, settings), json, settings.streamRetentionEvents(),
                 settings.streamRetentionMs(), settings.streamPollMs());
         // every node's reader sees every write's events: the invalidation that cannot be lost
         events.addCommitListener((top, written) -> written.forEach(e -> bump(e.ns())));
         events.start();
-        notifier = new WriteNotifier(pool, channel, PgFailures.OUTAGES);
         this.known = new KnownDocuments(settings.pgKnownDocumentsBytes());
         this.groupPool = ownPool(url, settings, "weft-pg-group", settings.pgGroupWriters());
         this.readerPool = ownPool(url, settings, "weft-pg-reader", settings.pgReaders());
@@ -370,6 +371,11 @@ public final class PostgresStore extends SqlStore {
     }
 
     /** Makes the next group wait for {@code writes} writes, at most {@code maxMs}. */
+    /** The catalog's listener (for tests: which write notifications it skipped or heard). */
+    PgCatalog pgCatalog() {
+        return catalog;
+    }
+
     void gatherNextGroup(int count, long maxMs) {
         writes.group().gather(count, maxMs);
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
 
 /**
  * Tells the other nodes, after commit, which collections this node wrote to ({@code w<coll id>}
@@ -28,10 +29,13 @@ import javax.sql.DataSource;
  * reads ({@link PostgresStore}).
  */
 final class WriteNotifier {
+    private static final int MAX_SENDERS = 64;
     private final DataSource pool;
     private final String channel;
     private final OutageLog outages;
     private final Set<Long> pending = ConcurrentHashMap.newKeySet();
+    /** PIDs of the backends that sent this node's notifications (its pool's connections: a few). */
+    private final Set<Integer> senders = ConcurrentHashMap.newKeySet();
     private final Semaphore wake = new Semaphore(0);
     private final Thread thread;
     private volatile boolean closed;
@@ -71,11 +75,29 @@ final class WriteNotifier {
     private void send(List<Long> ids) {
         try (Connection c = pool.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, 'w' || id) FROM unnest(?::bigint[]) AS id")) {
+            remember(c.unwrap(PGConnection.class).getBackendPID());
             ps.setString(1, channel);
             ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
             ps.executeQuery().close();
         } catch (SQLException e) {
             outages.warn("commit notification not sent (other nodes catch up from the event log)", String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * Whether a notification came from this node (its listener skips those: the commit itself woke
+     * the event reader and bumped the caches). A PID reused by another node's backend after one of
+     * these connections closed would have that node's notifications skipped: latency only, as for a
+     * lost notification; the set is emptied when it grows past the pool's likely size.
+     */
+    boolean sentBy(int pid) {
+        return senders.contains(pid);
+    }
+
+    private void remember(int pid) {
+        if (senders.add(pid) && senders.size() > MAX_SENDERS) {
+            senders.clear();
+            senders.add(pid);
         }
     }
 

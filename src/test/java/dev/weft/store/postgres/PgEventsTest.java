@@ -130,6 +130,19 @@ class PgEventsTest {
     }
 
     @Test
+    void aNodeSkipsItsOwnWriteNotificationsAndHearsTheOtherNodes() throws Exception {
+        long skippedA = a.pgCatalog().ownWriteNotificationsSkipped();
+        long heardA = a.pgCatalog().otherWriteNotificationsHeard();
+        long heardB = b.pgCatalog().otherWriteNotificationsHeard();
+        long skippedB = b.pgCatalog().ownWriteNotificationsSkipped();
+        insert(a, "{\"_id\":1,\"k\":1}");
+        waitFor(() -> b.pgCatalog().otherWriteNotificationsHeard() > heardB);
+        waitFor(() -> a.pgCatalog().ownWriteNotificationsSkipped() > skippedA);
+        assertThat(a.pgCatalog().otherWriteNotificationsHeard()).isEqualTo(heardA);
+        assertThat(b.pgCatalog().ownWriteNotificationsSkipped()).isEqualTo(skippedB);
+    }
+
+    @Test
     void aSubscriberOnNodeBSeesWritesMadeOnNodeA() throws Exception {
         try (StreamHub hubB = new StreamHub(log(b), JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             Recorder r = new Recorder();

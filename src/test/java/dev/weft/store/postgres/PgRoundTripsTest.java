@@ -233,23 +233,32 @@ class PgRoundTripsTest {
         proxy.reset();
         long grouped = store.groupedWrites();
         store.gatherNextGroup(docs.size(), 20_000);
-        Update inc = Update.parse(JSON.parse("{\"$inc\":{\"a\":1}}", "update"), QueryLimits.defaults());
-        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<?>> updates = new ArrayList<>();
-            for (int i = 500; i < 508; i++) {
-                var id = JSON.parse(Integer.toString(i), "id");
-                updates.add(pool.submit(() -> assertThat(store.write(new WriteOp.UpdateOne(NS, id, inc, WriteMode.UPDATE,
-                        Optional.empty())).outcome()).isEqualTo(Outcome.UPDATED)));
-            }
-            for (var f : updates) {
-                f.get();
-            }
-        }
+        incrementConcurrently(java.util.stream.IntStream.range(500, 508).boxed().toList());
         // was a round trip for its first savepoint, one per write, then its events with COMMIT: 10
         List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
         assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).as(writes.toString()).containsExactly(1);
         assertThat(writes.getFirst().sent()).contains("COMMIT").doesNotContain("SAVEPOINT");
         assertThat(store.groupedWrites() - grouped).isEqualTo(docs.size());
+    }
+
+    @Test
+    void aGroupOfUpdatesOfDocumentsTheNodeDoesNotKnowIsTwoRoundTripsInAllEvenWithTwoUpdatesOfOneDocument() throws Exception {
+        List<ObjectNode> docs = new ArrayList<>();
+        for (int i = 600; i < 604; i++) {
+            docs.add(obj("{\"_id\":" + i + ",\"a\":" + i + ",\"b\":" + i + "}"));
+        }
+        other.write(new WriteOp.InsertMany(NS, docs)); // unknown to the counted node
+        proxy.reset();
+        store.gatherNextGroup(2 * docs.size(), 20_000);
+        incrementConcurrently(List.of(600, 601, 602, 603, 600, 601, 602, 603));
+        // was a locked read per write (the second of a document read what the first wrote), then the rest: 16
+        List<RoundTripProxy.Transaction> writes = proxy.transactions(WROTE_DOCUMENTS);
+        assertThat(writes).extracting(RoundTripProxy.Transaction::roundTrips).as(writes.toString()).containsExactly(2);
+        assertThat(writes.getFirst().sent()).contains("= ANY(").doesNotContain("'version'").doesNotContain("SAVEPOINT");
+        for (int i = 600; i < 604; i++) {
+            byte[] stored = other.get(NS, JSON.parse(Integer.toString(i), "id"), dev.weft.core.ReadMode.SINGLE).orElseThrow().json();
+            assertThat(JSON.parseObject(stored, "stored").get("a").asInt()).isEqualTo(i + 2);
+        }
     }
 
     @Test
@@ -277,6 +286,22 @@ class PgRoundTripsTest {
         assertThat(unique.message().orElseThrow()).contains("b_1");
         assertThat(store.get(NS, JSON.parse("7", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
         assertThat(store.get(NS, JSON.parse("8", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+    }
+
+    /** {@code $inc} of {@code a} in each document (an id may come twice), each write on a thread of its own. */
+    private void incrementConcurrently(List<Integer> ids) throws Exception {
+        Update inc = Update.parse(JSON.parse("{\"$inc\":{\"a\":1}}", "update"), QueryLimits.defaults());
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<?>> updates = new ArrayList<>();
+            for (int i : ids) {
+                var id = JSON.parse(Integer.toString(i), "id");
+                updates.add(pool.submit(() -> assertThat(store.write(new WriteOp.UpdateOne(NS, id, inc, WriteMode.UPDATE,
+                        Optional.empty())).outcome()).isEqualTo(Outcome.UPDATED)));
+            }
+            for (var f : updates) {
+                f.get();
+            }
+        }
     }
 
     /** Replaces document {@code r}, updates {@code u}, deletes {@code d}, counted from now: their transactions. */
