@@ -24,7 +24,7 @@ import java.util.function.Supplier;
 
 /**
  * A read of a whole collection split into {@code _id} ranges that several read connections read
- * at once, each on its own thread: the first part on the querying thread and connection, the
+ * at once, each on a scan thread of its own: the first part on the querying connection, the
  * others on the store's {@link Helpers}. Ranges are cut by interpolating between the smallest
  * and largest encoded {@code _id} (even for ObjectIds and counters, merely uneven otherwise), and
  * each reader takes the next ranges left when it is done with its own, so an uneven cut costs a
@@ -93,7 +93,7 @@ public final class ParallelScans {
     private final AtomicLong splitScans = new AtomicLong();
 
     /**
-     * Helpers run on platform threads of their own ({@code parallelScans * (parts - 1)}): a
+     * Parts run on platform threads of their own ({@code parallelScans * parts}): a
      * native database call pins a virtual thread's carrier, and these must not take the carriers
      * the requests run on.
      */
@@ -102,7 +102,7 @@ public final class ParallelScans {
         this.slots = new Semaphore(parallelScans);
         this.parts = parts;
         this.minRows = minRows;
-        int helperThreads = Math.max(1, parallelScans * (parts - 1));
+        int helperThreads = Math.max(1, parallelScans * parts);
         this.threads = Executors.newFixedThreadPool(helperThreads, Thread.ofPlatform().daemon().name("weft-scan-", 0).factory());
     }
 
@@ -280,24 +280,21 @@ public final class ParallelScans {
             for (int i = 0; i <= taken.size(); i++) {
                 parts.add(partOf.apply(i));
             }
+            // the querying connection's part too runs on a scan thread while the querying (virtual)
+            // thread waits: reading, it would pin its carrier for the whole scan, and with as many
+            // carriers as cores, two large reads left a small one no carrier until one was done
             List<Future<?>> running = new ArrayList<>();
-            for (int i = 0; i < taken.size(); i++) {
-                SqlConnection sql = taken.get(i);
-                A part = parts.get(i + 1);
-                QueryTime own = time.part();
+            for (int i = 0; i <= taken.size(); i++) {
+                SqlConnection sql = i == 0 ? main : taken.get(i - 1);
+                A part = parts.get(i);
+                QueryTime own = i == 0 ? time : time.part();
                 running.add(threads.submit(() -> {
                     readRanges(sql, own, part);
                     return null;
                 }));
             }
             Throwable first = null;
-            try {
-                readRanges(main, time, parts.getFirst());
-            } catch (SQLException | RuntimeException e) {
-                failed = true;
-                first = e;
-            }
-            // every helper is waited for, also when interrupted: its connection goes back only once it is done
+            // every part is waited for, also when interrupted: its connection goes back only once it is done
             boolean interrupted = false;
             for (Future<?> f : running) {
                 while (true) {
