@@ -126,4 +126,47 @@ class ParallelScansHttpTest {
             assertThat(splitScans(server.store) - before).as("the restricted reads were split").isGreaterThanOrEqualTo(3);
         }
     }
+
+    /**
+     * Ids spread unevenly over their span ({@code "user" + n}: the interpolated ranges hold one to
+     * two decimal digits' worth each, many none) are read in shrinking runs of ranges: every
+     * document exactly once, so counts, an unindexed sort and a {@code $group} whose accumulators
+     * depend on the input order ({@code $first $last $push}) answer exactly what an unsplit read does.
+     */
+    @Test
+    void splitReadsInRunsOfUnevenRangesAnswerWhatOneReaderDoes() throws Exception {
+        try (TestServer split = new TestServer("--parallel-scans", "1", "--scan-parts", "2", "--scan-split-min-rows", "100");
+             TestServer alone = new TestServer("--parallel-scans", "0")) {
+            for (TestServer server : List.of(split, alone)) {
+                server.createCollection("db", "users");
+                StringBuilder batch = new StringBuilder("[");
+                for (int i = 0; i < 3_000; i++) {
+                    batch.append(i == 0 ? "" : ",").append("{\"_id\":\"user").append(i).append("\",\"g\":\"g")
+                            .append(i % 7).append("\",\"v\":").append(i % 13).append('}');
+                }
+                HttpResponse<String> r = server.post("/db/users", batch.append("]").toString());
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            }
+            long before = splitScans(split.store);
+            List<String> reads = List.of(
+                    "/db/users/_size",
+                    "/db/users/_size?filter=" + q("{\"v\":{\"$gte\":12}}"),
+                    // each server stamps its own _etag
+                    "/db/users?pagesize=9&sort=" + q("{\"v\":-1,\"g\":1}") + "&keys=" + q("{\"_etag\":0}"));
+            for (String read : reads) {
+                HttpResponse<String> answer = split.get(read);
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+                assertThat(answer.body()).as(read).isEqualTo(alone.get(read).body());
+            }
+            assertThat(split.get("/db/users/_size").body()).isEqualTo("{\"_size\":3000}");
+            String pipeline = "[{\"$group\":{\"_id\":\"$g\",\"n\":{\"$sum\":1},\"s\":{\"$sum\":\"$v\"},"
+                    + "\"first\":{\"$first\":\"$_id\"},\"last\":{\"$last\":\"$_id\"},\"ids\":{\"$push\":\"$_id\"}}}]";
+            HttpResponse<String> groups = split.post("/db/users/_aggrs", pipeline);
+            assertThat(groups.statusCode()).as(groups.body()).isEqualTo(200);
+            assertThat(groups.body()).isEqualTo(alone.post("/db/users/_aggrs", pipeline).body())
+                    .startsWith("[{\"_id\":\"g0\",\"n\":429,");
+            // the filtered count, the sort and the $group (a count of everything is SQL's own count)
+            assertThat(splitScans(split.store) - before).as("the reads were split").isGreaterThanOrEqualTo(3);
+        }
+    }
 }

@@ -24,11 +24,19 @@ import java.util.function.Supplier;
 
 /**
  * A read of a whole collection split into {@code _id} ranges that several read connections read
- * at once, each on its own thread: the first part on the querying thread and connection, the
- * others on the store's {@link Helpers}. Ranges are cut a few per reader by interpolating
- * between the smallest and largest encoded {@code _id} (even for ObjectIds and counters, merely
- * uneven otherwise), and each reader takes the next range left when it is done with one, so an
- * uneven cut costs a little balance, never correctness: the ranges cover every id exactly once.
+ * at once, each on a scan thread of its own: the first part on the querying connection, the
+ * others on the store's {@link Helpers}. Ranges are cut by interpolating between the smallest
+ * and largest encoded {@code _id} (even for ObjectIds and counters, merely uneven otherwise), and
+ * each reader takes the next ranges left when it is done with its own, so an uneven cut costs a
+ * little balance, never correctness: the ranges cover every id exactly once.
+ *
+ * <p>An unordered read cuts many small ranges and hands them out in runs that shrink as fewer
+ * are left (a run is read by one statement): the readers start on large runs and end on single
+ * small ranges, so they finish together even when the ids are not spread evenly (ids such as
+ * {@code "user" + n} interpolate to ranges of one to two decimal digits' worth: with a few
+ * ranges per reader, one reader read a last range of a fifth of the collection while the other
+ * waited). An ordered read keeps a few ranges per reader, one statement each: its ranges are
+ * its order, and each one reads up to the page's length.
  *
  * <p>Bounds, so that one large query cannot starve the small ones: at most {@code parallel-scans}
  * queries are split at once (a query that finds no free slot reads alone, as it would unsplit);
@@ -63,8 +71,17 @@ public final class ParallelScans {
         default void rangeDone(int range) {}
     }
 
-    /** A few ranges per reader, so that one reader left with a dense range is helped by the others. */
+    /** A few ranges per reader of an ordered read, so that one reader left with a dense range is helped by the others. */
     private static final int RANGES_PER_READER = 4;
+    /**
+     * Ranges per reader of an unordered read: its last runs are single ranges of 1/256 of the
+     * ids' span (with two readers), so the readers end within a few of them of each other; there
+     * are about {@code 2 * readers * (1 + ln(ranges / (2 * readers)))} statements in all (21 with
+     * two readers). So many because interpolated ranges can be mostly empty: of ids
+     * {@code "user" + n}, a quarter of the ranges hold all the rows (with 32 per reader, a last
+     * run of four ranges still held a tenth of them).
+     */
+    private static final int UNORDERED_RANGES_PER_READER = 128;
     private static final long ESTIMATE_NANOS = 1_000_000_000L;
 
     private final Helpers helpers;
@@ -76,7 +93,7 @@ public final class ParallelScans {
     private final AtomicLong splitScans = new AtomicLong();
 
     /**
-     * Helpers run on platform threads of their own ({@code parallelScans * (parts - 1)}): a
+     * Parts run on platform threads of their own ({@code parallelScans * parts}): a
      * native database call pins a virtual thread's carrier, and these must not take the carriers
      * the requests run on.
      */
@@ -85,7 +102,7 @@ public final class ParallelScans {
         this.slots = new Semaphore(parallelScans);
         this.parts = parts;
         this.minRows = minRows;
-        int helperThreads = Math.max(1, parallelScans * (parts - 1));
+        int helperThreads = Math.max(1, parallelScans * parts);
         this.threads = Executors.newFixedThreadPool(helperThreads, Thread.ofPlatform().daemon().name("weft-scan-", 0).factory());
     }
 
@@ -112,7 +129,7 @@ public final class ParallelScans {
      */
     public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                  int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
-        return run(main, coll, time, maxParts, () -> new RangeQuery(coll, filter, dialect, false, ids), partOf, rows);
+        return run(main, coll, time, maxParts, false, () -> new RangeQuery(coll, filter, dialect, false, ids), partOf, rows);
     }
 
     /**
@@ -123,7 +140,7 @@ public final class ParallelScans {
     public List<byte[]> ordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                 boolean descending, int want, RowFilter keep) throws SQLException {
         Ordered order = new Ordered(want);
-        List<Ordered> done = run(main, coll, time, parts,
+        List<Ordered> done = run(main, coll, time, parts, true,
                 () -> new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
                 new PartRows<>() {
                     @Override
@@ -194,7 +211,7 @@ public final class ParallelScans {
      * decided: most reads are of small collections, and rendering a filter's text condition for
      * a statement that never runs would cost them as much as their own.
      */
-    private <A> List<A> run(SqlConnection main, Catalog.Coll coll, QueryTime time, int maxParts,
+    private <A> List<A> run(SqlConnection main, Catalog.Coll coll, QueryTime time, int maxParts, boolean ordered,
                             Supplier<RangeQuery> query, IntFunction<A> partOf, PartRows<A> rows)
             throws SQLException {
         int readers = Math.min(maxParts, parts);
@@ -204,7 +221,7 @@ public final class ParallelScans {
         }
         List<SqlConnection> taken = new ArrayList<>();
         try {
-            List<byte[]> cuts = cuts(main, coll, readers * RANGES_PER_READER);
+            List<byte[]> cuts = cuts(main, coll, readers * (ordered ? RANGES_PER_READER : UNORDERED_RANGES_PER_READER));
             if (cuts == null) {
                 return null;
             }
@@ -219,12 +236,21 @@ public final class ParallelScans {
                 return null;
             }
             splitScans.incrementAndGet();
-            Split<A> split = new Split<>(query.get(), cuts, rows);
+            Split<A> split = new Split<>(query.get(), cuts, rows, ordered ? 0 : taken.size() + 1);
             return split.read(main, time, taken, partOf);
         } finally {
             taken.forEach(helpers::giveBack);
             slots.release();
         }
+    }
+
+    /**
+     * How many of the {@code left} ranges not yet taken the next run takes when {@code readers}
+     * read in runs (0: one range at a time, in order): a share of what is left, so the runs
+     * shrink to single ranges by the end.
+     */
+    static int runLength(int left, int readers) {
+        return readers <= 0 ? 1 : Math.max(1, left / (2 * readers));
     }
 
     /** One split read: its ranges, the next one to take, and the first failure (which stops every reader). */
@@ -234,15 +260,18 @@ public final class ParallelScans {
         private final List<byte[]> cuts;
         private final boolean descending;
         private final PartRows<A> rows;
+        /** Readers taking runs of ranges ({@link #runLength}); 0 when each range is read and reported on its own. */
+        private final int runReaders;
         private final AtomicInteger next = new AtomicInteger();
         private volatile boolean failed;
 
-        Split(RangeQuery query, List<byte[]> cuts, PartRows<A> rows) {
+        Split(RangeQuery query, List<byte[]> cuts, PartRows<A> rows, int runReaders) {
             this.query = query;
             this.cuts = cuts;
             this.ranges = cuts.size() + 1;
             this.descending = query.descending;
             this.rows = rows;
+            this.runReaders = runReaders;
         }
 
         List<A> read(SqlConnection main, QueryTime time, List<SqlConnection> taken, IntFunction<A> partOf)
@@ -251,24 +280,21 @@ public final class ParallelScans {
             for (int i = 0; i <= taken.size(); i++) {
                 parts.add(partOf.apply(i));
             }
+            // the querying connection's part too runs on a scan thread while the querying (virtual)
+            // thread waits: reading, it would pin its carrier for the whole scan, and with as many
+            // carriers as cores, two large reads left a small one no carrier until one was done
             List<Future<?>> running = new ArrayList<>();
-            for (int i = 0; i < taken.size(); i++) {
-                SqlConnection sql = taken.get(i);
-                A part = parts.get(i + 1);
-                QueryTime own = time.part();
+            for (int i = 0; i <= taken.size(); i++) {
+                SqlConnection sql = i == 0 ? main : taken.get(i - 1);
+                A part = parts.get(i);
+                QueryTime own = i == 0 ? time : time.part();
                 running.add(threads.submit(() -> {
                     readRanges(sql, own, part);
                     return null;
                 }));
             }
             Throwable first = null;
-            try {
-                readRanges(main, time, parts.getFirst());
-            } catch (SQLException | RuntimeException e) {
-                failed = true;
-                first = e;
-            }
-            // every helper is waited for, also when interrupted: its connection goes back only once it is done
+            // every part is waited for, also when interrupted: its connection goes back only once it is done
             boolean interrupted = false;
             for (Future<?> f : running) {
                 while (true) {
@@ -300,14 +326,19 @@ public final class ParallelScans {
             return parts;
         }
 
-        /** Takes ranges until none is left (or a reader failed), reading each into {@code part}. */
+        /**
+         * Takes runs of ranges until none is left (or a reader failed), reading each into
+         * {@code part}; a run's rows are reported as its first range's.
+         */
         private void readRanges(SqlConnection sql, QueryTime time, A part) throws SQLException {
             try {
-                for (int r = next.getAndIncrement(); r < ranges && !failed; r = next.getAndIncrement()) {
-                    int range = r;
-                    int cut = descending ? ranges - 1 - r : r;
-                    byte[] low = cut == 0 ? null : cuts.get(cut - 1);
-                    byte[] high = cut == ranges - 1 ? null : cuts.get(cut);
+                for (long run = take(); run >= 0 && !failed; run = take()) {
+                    int range = (int) (run >>> 32);
+                    int end = (int) run; // exclusive
+                    int first = descending ? ranges - end : range;
+                    int last = descending ? ranges - 1 - range : end - 1;
+                    byte[] low = first == 0 ? null : cuts.get(first - 1);
+                    byte[] high = last == ranges - 1 ? null : cuts.get(last);
                     query.read(sql, low, high, (id, body) -> {
                         time.row();
                         return !failed && rows.row(part, range, id, body);
@@ -317,6 +348,20 @@ public final class ParallelScans {
             } catch (SQLException | RuntimeException e) {
                 failed = true;
                 throw e;
+            }
+        }
+
+        /** The next run: its first range in the high 32 bits, the range after its last in the low ones; -1 when none is left. */
+        private long take() {
+            while (true) {
+                int from = next.get();
+                if (from >= ranges) {
+                    return -1;
+                }
+                int to = from + runLength(ranges - from, runReaders);
+                if (next.compareAndSet(from, to)) {
+                    return (long) from << 32 | to;
+                }
             }
         }
     }

@@ -6,7 +6,10 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The cuts between a split scan's ranges: increasing, strictly inside the keys' span, at most ranges - 1. */
+/**
+ * The cuts between a split scan's ranges: increasing, strictly inside the keys' span, at most
+ * ranges - 1; and the runs an unordered split hands out: every range once, shrinking to single ranges.
+ */
 class ParallelScansTest {
     private static byte[] key(int... bytes) {
         byte[] out = new byte[bytes.length];
@@ -49,5 +52,29 @@ class ParallelScansTest {
     void oneKeyOrAdjacentKeysAreNotCut() {
         assertThat(ParallelScans.cut(key(1, 2, 3), key(1, 2, 3), 4)).isEmpty();
         assertCutsInside(ParallelScans.cut(key(1, 2, 3), key(1, 2, 3, 0), 4), key(1, 2, 3), key(1, 2, 3, 0), 4);
+    }
+
+    @Test
+    void runsTakeEveryRangeOnceAndEndOnSingleRanges() {
+        int ranges = 64;
+        int readers = 2;
+        List<Integer> runs = new java.util.ArrayList<>();
+        for (int from = 0; from < ranges; ) {
+            int length = ParallelScans.runLength(ranges - from, readers);
+            assertThat(length).isBetween(1, ranges - from);
+            runs.add(length);
+            from += length;
+        }
+        assertThat(runs.stream().mapToInt(Integer::intValue).sum()).isEqualTo(ranges);
+        assertThat(runs.getFirst()).isEqualTo(16); // a quarter of the ranges: each reader starts on a large run
+        assertThat(runs.subList(runs.size() - 4, runs.size())).containsOnly(1); // and the last ones are single
+        assertThat(runs).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        assertThat(runs.size()).isLessThan(20); // a statement per run: a few, not one per range
+    }
+
+    @Test
+    void anOrderedSplitTakesOneRangeAtATime() {
+        assertThat(ParallelScans.runLength(8, 0)).isEqualTo(1);
+        assertThat(ParallelScans.runLength(1, 0)).isEqualTo(1);
     }
 }
