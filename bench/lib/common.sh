@@ -302,18 +302,19 @@ jit_ticks() {
   echo "$sum"
 }
 
-# warm_weft SECONDS URL WRK_ARGS...: runs wrk on URL in 5 s rounds for at least SECONDS, then
+# warm_weft SECONDS SCRIPT URL WRK_ARGS...: runs wrk (with SCRIPT, or none if "") on URL in 5 s
+# rounds for at least SECONDS, then
 # until Weft's JIT compilers are quiet (under 0.1 s of CPU in a round: 1% of the two cores), for
 # at most 60 s or SECONDS if longer.
 # A fixed 5-10 s warm-up left the compilers busy for a third of a core through the first measured
 # rows (5.9 CPU s in a 15 s row of `bench engine`), so those rows measured the JIT too.
 warm_weft() {
-  local least=$1 url=$2; shift 2
+  local least=$1 script=$2 url=$3; shift 3
   local port=${url#*://*:}; port=${port%%/*}
   local most=$(( least > 60 ? least : 60 )) spent=0 before after
   while [ "$spent" -lt "$most" ]; do
     before=$(jit_ticks "$port")
-    wrk_run "" "$url" "$@" -d5s
+    wrk_run "$script" "$url" "$@" -d5s
     after=$(jit_ticks "$port"); spent=$((spent + 5))
     [ "$spent" -ge "$least" ] && [ $((after - before)) -lt 10 ] && break
   done
