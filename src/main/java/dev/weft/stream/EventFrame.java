@@ -15,9 +15,11 @@ public final class EventFrame {
     private final String token;
     private final byte[] json;
     private final ByteBuffer payload;
-    private byte[] sse;
+    // made at most a few times by the first subscribers' threads at once, and read by all: volatile,
+    // so that no thread sees an array or buffer before its contents
+    private volatile byte[] sse;
     private String text;
-    private ByteBuffer webSocketText;
+    private volatile ByteBuffer webSocketText;
 
     EventFrame(String token, byte[] json) {
         this.token = token;
