@@ -183,7 +183,7 @@ class StreamHubTest {
                             memory.insert("{\"_id\":2}"); // committed and dispatched after the replay reached the end
                             waitFor(() -> live.events.size() == 1);
                         } else if (!out.isEmpty() && out.getFirst().seq() == 2) {
-                            database.await(3, java.util.concurrent.TimeUnit.SECONDS); // the read of it is slow
+                            database.await(20, java.util.concurrent.TimeUnit.SECONDS); // the read of it is slow (released below)
                         }
                     } catch (InterruptedException e) {
                         throw new IllegalStateException(e);
@@ -219,7 +219,8 @@ class StreamHubTest {
             waitFor(() -> live.events.size() == 1);
             Thread.sleep(100); // the replay is in its slow read now
             memory.insert("{\"_id\":3}");
-            for (int i = 0; i < 100 && live.events.size() < 2; i++) {
+            // up to 5 s on a loaded machine, well inside the replay's stalled read
+            for (int i = 0; i < 500 && live.events.size() < 2; i++) {
                 Thread.sleep(10);
             }
             assertThat(live.events).as("the live feed went on while a replay read slowly").hasSize(2);
