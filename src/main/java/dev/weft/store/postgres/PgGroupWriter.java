@@ -7,15 +7,12 @@ import dev.weft.store.ChangeEvent;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
 import dev.weft.store.sql.SqlEngine;
-import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -136,12 +133,9 @@ final class PgGroupWriter implements AutoCloseable {
 
     private int writerOf(WriteOp op) {
         JsonNode id = switch (op) {
-            case WriteOp.Replace r -> r.document().get("_id");
-            case WriteOp.UpdateOne u -> u.id();
-            case WriteOp.DeleteOne d -> d.id();
             case WriteOp.EncodedInsert e -> e.documents().getFirst().get("_id");
             case WriteOp.InsertMany m -> m.documents().getFirst().get("_id");
-            default -> null;
+            default -> PgWrites.loadedId(op);
         };
         int hash = op.ns().hashCode() * 31 + (id == null ? 0 : Arrays.hashCode(AbstractDocumentWrites.key(id)));
         return Math.floorMod(hash, queues.size());
@@ -324,21 +318,8 @@ final class PgGroupWriter implements AutoCloseable {
      * a group is then at most two round trips (this read, then the burst with COMMIT).
      */
     private void lockUnknown(PgPipeline sql, Catalog cat, List<Task> group) throws SQLException {
-        Map<Catalog.Coll, Map<ByteBuffer, byte[]>> unknown = new LinkedHashMap<>();
-        for (Task task : group) {
-            Catalog.Coll coll = cat.colls().get(task.op().ns());
-            JsonNode id = PgWrites.loadedId(task.op());
-            if (coll == null || id == null) {
-                continue;
-            }
-            byte[] key = AbstractDocumentWrites.key(id);
-            if (known.get(coll.table(), key) == null) {
-                unknown.computeIfAbsent(coll, c -> new LinkedHashMap<>()).putIfAbsent(ByteBuffer.wrap(key), key);
-            }
-        }
-        for (Map.Entry<Catalog.Coll, Map<ByteBuffer, byte[]>> e : unknown.entrySet()) {
-            sql.lockAll(e.getKey().table(), List.copyOf(e.getValue().values()));
-        }
+        PgWrites.lockDocuments(sql, cat, group.stream().map(Task::op).toList(),
+                (coll, key) -> known.get(coll.table(), key) == null);
     }
 
     /**

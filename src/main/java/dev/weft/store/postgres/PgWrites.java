@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import tools.jackson.databind.JsonNode;
@@ -227,7 +228,7 @@ final class PgWrites {
         boolean batch = ops.size() > 1 && sql.holding();
         boolean savepoints = ops.size() > 1 && !batch;
         if (batch) {
-            lockDocuments(sql, cat, ops);
+            lockDocuments(sql, cat, ops, (coll, key) -> true);
         }
         List<WriteResult> results = new ArrayList<>(ops.size());
         for (WriteOp op : ops) {
@@ -250,13 +251,21 @@ final class PgWrites {
         return results;
     }
 
-    /** Reads and locks, one statement per collection, the documents a batch of single-document ops will load. */
-    private static void lockDocuments(PgPipeline sql, Catalog cat, List<WriteOp> ops) throws SQLException {
+    /**
+     * Reads and locks, one statement per collection, the documents that single-document ops will
+     * load, those {@code wanted} (by collection and encoded {@code _id}) only.
+     */
+    static void lockDocuments(PgPipeline sql, Catalog cat, List<WriteOp> ops, BiPredicate<Catalog.Coll, byte[]> wanted)
+            throws SQLException {
         Map<Catalog.Coll, List<byte[]>> ids = new LinkedHashMap<>();
         for (WriteOp op : ops) {
+            Catalog.Coll coll = cat.colls().get(op.ns());
             JsonNode id = loadedId(op);
-            if (id != null) {
-                ids.computeIfAbsent(cat.colls().get(op.ns()), c -> new ArrayList<>()).add(AbstractDocumentWrites.key(id));
+            if (coll != null && id != null) {
+                byte[] key = AbstractDocumentWrites.key(id);
+                if (wanted.test(coll, key)) {
+                    ids.computeIfAbsent(coll, c -> new ArrayList<>()).add(key);
+                }
             }
         }
         for (Map.Entry<Catalog.Coll, List<byte[]>> e : ids.entrySet()) {
