@@ -42,15 +42,20 @@ class SortKeysTest {
                 String context = "seed=" + seed + " sort=" + spec + " " + x + " vs " + y;
                 assertThat(byKeys == 0 || byKeys == bySort).as(context).isTrue();
                 assertThat(bySort != 0 || byKeys == 0).as(context).isTrue();
-                byte[] stored = JSON.bytes(x);
-                byte[] read = keys.ofStored(stored);
-                if (read != null) {
-                    fromBytes++;
-                    assertThat(read).as(context + " from " + new String(stored, StandardCharsets.UTF_8)).isEqualTo(kx);
-                }
+                fromBytes += readFromBytes(keys, JSON.bytes(x), kx, context);
             }
         }
         assertThat(fromBytes).isGreaterThan(3000);
+    }
+
+    /** 1 when the key is read from {@code stored} (it must then be {@code expected}), 0 when the tree is needed. */
+    private static int readFromBytes(SortKeys keys, byte[] stored, byte[] expected, String context) {
+        byte[] read = keys.ofStored(stored);
+        if (read == null) {
+            return 0;
+        }
+        assertThat(read).as(context + " from " + new String(stored, StandardCharsets.UTF_8)).isEqualTo(expected);
+        return 1;
     }
 
     @Test
@@ -59,12 +64,54 @@ class SortKeysTest {
         String doc = "{\"name\":\"caf\u00e9 1\",\"links\":[{\"url\":\"https://x/\\\"q\\\"\"}],\"stars\":-12.5e1,\"rest\":{\"x\":[1,2]}}";
         byte[] body = doc.getBytes(StandardCharsets.UTF_8);
         assertThat(keys.ofStored(body)).isEqualTo(keys.of(JSON.parse(body, "doc")));
+        // read from the end: strings with brackets, quotes and backslashes skipped backwards, blanks
+        String fromEnd = "{\"_id\":1,\"links\":[{\"u\":\"a\\\\\"}],\"s\":\"}\\\"\",\"stars\":  -12.5e1 , \"t\":[\"]\",{\"stars\":1}],\"name\":\"z\"}\n";
+        byte[] end = fromEnd.getBytes(StandardCharsets.UTF_8);
+        assertThat(keys.ofStored(end)).isNotNull().isEqualTo(keys.of(JSON.parse(end, "doc")));
+        // an escaped name (here met from the end) may spell a field: the tree decides
+        assertThat(keys.ofStored("{\"a\":1,\"b\":2,\"st\\u0061rs\":3}".getBytes(StandardCharsets.UTF_8))).isNull();
         // a field that is not plain (an array, an escaped string) is read from the tree instead
         assertThat(keys.ofStored("{\"stars\":[1,2],\"name\":\"a\"}".getBytes(StandardCharsets.UTF_8))).isNull();
         assertThat(keys.ofStored("{\"stars\":1,\"name\":\"a\\nb\"}".getBytes(StandardCharsets.UTF_8))).isNull();
         // missing fields sort as null
         assertThat(keys.ofStored("{}".getBytes(StandardCharsets.UTF_8)))
                 .isEqualTo(keys.of(JSON.parse("{\"stars\":null}".getBytes(StandardCharsets.UTF_8), "doc")));
+    }
+
+    /** Values whose bytes look like structure when read backwards: quotes, backslashes and brackets in strings. */
+    private static final String[] TRICKY = {"\\", "a\\", "\"", "\\\"", "x\":1,\"a\":", "}", "]", "{\"a\":[", ",\"a\":9"};
+
+    @Test
+    void keysReadFromBothEndsOfManyFieldedDocumentsAreTheTreesKeys() {
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        RandomValues r = new RandomValues(seed);
+        java.util.Random random = r.random();
+        tools.jackson.databind.ObjectWriter pretty = JSON.mapper().writerWithDefaultPrettyPrinter();
+        int fromBytes = 0;
+        for (String spec : List.of("a", "-a", "a,-b", "-c,b,a", "x\"y")) {
+            SortKeys keys = SortKeys.of(Sort.parse(spec.contains("\"") ? "{\"x\\\"y\":1}" : spec, QueryLimits.defaults()));
+            for (int i = 0; i < 3000; i++) {
+                tools.jackson.databind.node.ObjectNode doc = Json.NODES.objectNode();
+                List<String> names = new java.util.ArrayList<>(List.of("a", "b", "c", "x\"y", "f\\", "g", "h", "i"));
+                java.util.Collections.shuffle(names, random);
+                for (String name : names.subList(0, random.nextInt(names.size() + 1))) {
+                    doc.set(name, random.nextInt(3) == 0
+                            ? Json.NODES.stringNode(TRICKY[random.nextInt(TRICKY.length)])
+                            : random.nextInt(4) == 0 ? Json.NODES.arrayNode().add(TRICKY[random.nextInt(TRICKY.length)]).add(r.value(2))
+                            : r.value(2));
+                }
+                byte[] expected;
+                try {
+                    expected = keys.of(JSON.parse(JSON.bytes(doc), "doc"));
+                } catch (dev.weft.core.WeftException e) {
+                    continue; // U+0000, which is never stored
+                }
+                for (byte[] stored : List.of(JSON.bytes(doc), pretty.writeValueAsBytes(doc))) {
+                    fromBytes += readFromBytes(keys, stored, expected, "seed=" + seed + " sort=" + spec);
+                }
+            }
+        }
+        assertThat(fromBytes).isGreaterThan(5_000);
     }
 
     @Test
