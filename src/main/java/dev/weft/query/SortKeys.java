@@ -61,8 +61,8 @@ public final class SortKeys {
 
     /**
      * The key read from a stored document's bytes, or null when a field's value is not plain.
-     * The top-level fields are read from both ends in turn, one from the start, one from the
-     * end, until every sort field is found or the two meet: a field near either end (an
+     * The top-level fields are read from both ends in turn, one from the end, one from the
+     * start, until every sort field is found or the two meet: a field near either end (an
      * {@code _id}, a counter or a timestamp appended last) is found after a few fields, where a
      * walk from the start alone skipped every field before it (about 0.55 us of a 460-byte
      * document, bench/results/scan-probes-1.txt). Stored documents hold no duplicate names (they
@@ -83,17 +83,34 @@ public final class SortKeys {
         }
         boolean[] escaped = new boolean[1];
         int found = 0;
-        // the fields not read yet lie between c.at and back.comma
+        // the fields not read yet lie between c.at and back.comma; the end first: a stored
+        // document starts with its _id, whose sort the primary key serves
         while (found < pieces.length) {
             c.blanks();
             if (c.at >= back.comma) {
+                break;
+            }
+            if (!back.step()) {
+                return null;
+            }
+            int field = field(body, back.nameStart, back.nameEnd);
+            if (field >= 0 && pieces[field] == null) {
+                PrunedReader.Cursor value = new PrunedReader.Cursor(body);
+                value.at = back.valueStart;
+                pieces[field] = plain(value);
+                if (pieces[field] == null) {
+                    return null;
+                }
+                found++;
+            }
+            if (c.at >= back.comma || found == pieces.length) {
                 break;
             }
             int end = c.fieldName(escaped);
             if (escaped[0]) {
                 return null; // an escaped name may spell one of the fields
             }
-            int field = field(body, c.nameStart, end);
+            field = field(body, c.nameStart, end);
             c.blanks();
             if (field >= 0 && pieces[field] == null) {
                 pieces[field] = plain(c);
@@ -105,23 +122,10 @@ public final class SortKeys {
                 c.skip();
             }
             c.blanks();
-            if (c.at >= back.comma || found == pieces.length) {
+            if (c.at >= back.comma) {
                 break;
             }
             c.at++; // the comma
-            if (!back.step()) {
-                return null;
-            }
-            field = field(body, back.nameStart, back.nameEnd);
-            if (field >= 0 && pieces[field] == null) {
-                PrunedReader.Cursor value = new PrunedReader.Cursor(body);
-                value.at = back.valueStart;
-                pieces[field] = plain(value);
-                if (pieces[field] == null) {
-                    return null;
-                }
-                found++;
-            }
         }
         for (int i = 0; i < pieces.length; i++) {
             if (pieces[i] == null) {
