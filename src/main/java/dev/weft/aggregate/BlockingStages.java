@@ -317,7 +317,7 @@ final class BlockingStages {
 
     /** {@code $sortByCount}: a {@code $group} counting each key, then sorted by the count, largest first. */
     static final class SortByCount implements Mergeable {
-        private final Group group;
+        final Group group;
         private final SortStage sort;
 
         SortByCount(Expr id) {

@@ -15,7 +15,7 @@ import tools.jackson.databind.node.NullNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * A {@code $group} evaluated on the stored bytes of each document, without the tree a pruned read
+ * A {@code $group} (or {@code $sortByCount}) evaluated on the stored bytes of each document, without the tree a pruned read
  * would build: for a group key that is a constant or a top-level field, and accumulators
  * {@code $sum $avg $count} of a constant, a top-level field or {@code $size} of a {@code $split}
  * of a top-level field by an ASCII constant. The top-level fields are found in one pass over the
@@ -45,7 +45,8 @@ final class StoredGroup {
 
     /** The evaluation on stored bytes of {@code stage}, when its key and accumulators are of the kinds above. */
     static Optional<StoredGroup> of(Mergeable stage) {
-        if (!(stage instanceof Group group)) {
+        Group group = stage instanceof Group g ? g : stage instanceof BlockingStages.SortByCount s ? s.group : null;
+        if (group == null) {
             return Optional.empty();
         }
         List<String> names = new ArrayList<>(List.of("_id")); // orders the inputs of a scan read in parts

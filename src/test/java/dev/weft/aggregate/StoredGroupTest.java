@@ -40,6 +40,7 @@ class StoredGroupTest {
             "{\"_id\":14,\"g\":true,\"v\":1e3,\"s\":\"a.b\",\"extra\":{\"s\":\"no.no\"}}",
             "{\"_id\":15 , \"g\" : \"a\" , \"v\" : -5 , \"s\" : \"a.b\" }",
             "{\"_id\":16,\"nested\":{\"g\":\"a\",\"v\":1},\"s\":\"a.b\",\"g\":\"b\",\"v\":-2}",
+            "{\"_id\":17,\"\\u0067\":\"a\",\"v\":4,\"s\":\"a.b\"}", // an escaped field name: g
             "{\"g\":\"noid\",\"v\":3,\"s\":\"a\"}");
 
     private static final String NUMERIC = "[{\"$group\":{\"_id\":\"$g\",\"sum\":{\"$sum\":\"$v\"},\"avg\":{\"$avg\":\"$v\"},"
@@ -86,6 +87,7 @@ class StoredGroupTest {
             }
             assertSameAsReference(NUMERIC, docs);
             assertSameAsReference("[{\"$group\":{\"_id\":\"$v\",\"c\":{\"$count\":{}},\"s\":{\"$sum\":\"$g\"}}}]", docs);
+            assertSameAsReference("[{\"$sortByCount\":\"$g\"}]", docs);
         }
     }
 
