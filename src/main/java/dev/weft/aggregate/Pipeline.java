@@ -266,10 +266,16 @@ public final class Pipeline {
 
         /**
          * Whether {@link #storedPart} can take the documents as stored bytes: the blocking stage
-         * comes first and is a {@code $group} that {@link StoredGroup} evaluates on bytes.
+         * comes first and is a {@code $group} that {@link StoredGroup} evaluates on bytes, or a
+         * {@code $count}.
          */
         public boolean readsStoredBytes() {
-            return stored.isPresent();
+            return stored.isPresent() || counts();
+        }
+
+        /** A {@code $count} first: it reads nothing of a document, so none is parsed. */
+        private boolean counts() {
+            return perDocument.isEmpty() && blocking instanceof BlockingStages.Count;
         }
 
         /**
@@ -278,6 +284,10 @@ public final class Pipeline {
          */
         public StoredPart storedPart(Options options, Json json) {
             Run run = new Run(options, java.util.Map.of());
+            if (counts()) {
+                Mergeable.Partial counted = partial(run);
+                return document -> counted.accept(null, null);
+            }
             return stored.orElseThrow().part((BlockingStages.Group.Groups) partial(run), json);
         }
 

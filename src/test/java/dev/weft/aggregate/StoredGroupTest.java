@@ -88,6 +88,7 @@ class StoredGroupTest {
             assertSameAsReference(NUMERIC, docs);
             assertSameAsReference("[{\"$group\":{\"_id\":\"$v\",\"c\":{\"$count\":{}},\"s\":{\"$sum\":\"$g\"}}}]", docs);
             assertSameAsReference("[{\"$sortByCount\":\"$g\"}]", docs);
+            assertSameAsReference("[{\"$count\":\"n\"},{\"$project\":{\"m\":{\"$add\":[\"$n\",1]}}}]", docs);
         }
     }
 
@@ -99,7 +100,7 @@ class StoredGroupTest {
         "[{\"$group\":{\"_id\":null,\"n\":{\"$sum\":{\"$size\":{\"$split\":[\"$s\",\"é\"]}}}}}]", // not ASCII
         "[{\"$group\":{\"_id\":{\"k\":\"$g\"},\"n\":{\"$sum\":1}}}]",
         "[{\"$addFields\":{\"x\":1}},{\"$group\":{\"_id\":null,\"n\":{\"$sum\":\"$x\"}}}]",
-        "[{\"$count\":\"n\"}]"})
+        "[{\"$addFields\":{\"x\":1}},{\"$count\":\"n\"}]"})
     void otherPipelinesAreLeftToTheReference(String pipeline) {
         assertThat(parts(pipeline).readsStoredBytes()).isFalse();
     }
