@@ -213,6 +213,7 @@ final class PgGroupWriter implements AutoCloseable {
                 if (savepoints) {
                     sql.control("SAVEPOINT " + SAVEPOINT);
                 } else {
+                    sql.shareStatements();
                     lockUnknown(sql, cat, group);
                 }
                 for (int i = 0; i < group.size(); i++) {
