@@ -276,8 +276,11 @@ final class PgEventLog implements EventLog {
     @Override
     public OptionalLong droppedAfter(Namespace ns, long after) {
         try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
-            return EventRows.droppedAfter(sql, "SELECT s.seq FROM " + SEQUENCED + " WHERE e.op = " + DROP
-                    + " AND e.db = ? AND e.coll = ? AND s.seq > ? ORDER BY s.seq LIMIT 1", ns, after);
+            // the collection's drops first (a probe of the partial index): walking the seqs in
+            // order and joining each event until a drop, as a plan for LIMIT 1 may, reads the whole log
+            return EventRows.droppedAfter(sql, "WITH drops AS MATERIALIZED (SELECT id FROM weft_events WHERE op = " + DROP
+                    + " AND db = ? AND coll = ?) SELECT s.seq FROM drops d JOIN weft_event_seqs s ON s.id = d.id"
+                    + " WHERE s.seq > ? ORDER BY s.seq LIMIT 1", ns, after);
         } catch (SQLException e) {
             throw unavailable(e);
         }
