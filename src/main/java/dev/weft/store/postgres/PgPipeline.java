@@ -187,10 +187,10 @@ final class PgPipeline extends SqlConnection {
     /**
      * From now on a burst sends the checks of all its assumed documents first, one statement per
      * table, and each run of updates of one table as one statement, the rows as arrays
-     * ({@link SharedStatements}): a group's burst (of a collection without secondary indexes, whose
-     * index rows stay a statement per write) then has the same text whatever its size, so
-     * the driver prepares it on the server and PostgreSQL stops parsing and planning every
-     * statement of every burst. For a group's one-burst attempt only: its checks concern
+     * ({@link SharedStatements}): a group's burst then has the same text whatever its size (when
+     * its collections have no secondary index: index rows stay a statement per write), so the
+     * driver prepares it on the server and PostgreSQL stops parsing and planning every statement
+     * of every burst (docs/decisions/0006-postgresql-group-commit.md). For a group's one-burst attempt only: its checks concern
      * documents no earlier statement of the transaction wrote (a second write of a document takes
      * the first's bytes, {@link #wrote}), so they may run first, and any failure fails the burst.
      */
