@@ -44,6 +44,12 @@ final class Accumulators {
         JsonNode result();
     }
 
+    /** An accumulator that takes a whole number without a node made of it ({@link StoredGroup}). */
+    interface Integral extends Accumulator {
+        /** What {@link #add} does with an int ({@code kind} 0) or a long (1) node holding {@code v}. */
+        void addIntegral(long v, int kind);
+    }
+
     /** A field's accumulator and the expression it accumulates. */
     record Spec(String field, String operator, Expr argument) {
         /** Whether the result depends on the order of the inputs (so partials need their positions). */
@@ -87,8 +93,13 @@ final class Accumulators {
         };
     }
 
-    private static final class Sum implements Accumulator {
+    private static final class Sum implements Integral {
         private final Numbers.Sum sum = new Numbers.Sum();
+
+        @Override
+        public void addIntegral(long v, int kind) {
+            sum.addIntegral(v, kind);
+        }
 
         @Override
         public long add(JsonNode v, Position at) {
@@ -109,9 +120,15 @@ final class Accumulators {
         }
     }
 
-    private static final class Avg implements Accumulator {
+    private static final class Avg implements Integral {
         private double total;
         private long count;
+
+        @Override
+        public void addIntegral(long v, int kind) {
+            total += v;
+            count++;
+        }
 
         @Override
         public long add(JsonNode v, Position at) {

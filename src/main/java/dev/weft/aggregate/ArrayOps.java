@@ -14,17 +14,23 @@ import tools.jackson.databind.node.NullNode;
 final class ArrayOps {
     private ArrayOps() {}
 
+    /** {@code $size} of a {@code $split}: counts the pieces without making them (and {@link StoredGroup} on stored bytes). */
+    record SplitSize(String name, StringOps.Split split) implements Expr {
+        @Override
+        public JsonNode eval(Scope s) {
+            int pieces = split.pieces(s);
+            if (pieces < 0) {
+                throw AggValues.error(name, "the argument must be an array, not " + AggValues.typeName(NullNode.getInstance()));
+            }
+            return Json.NODES.numberNode(pieces);
+        }
+    }
+
     static void register(Map<String, Operators.Op> ops) {
         ops.put("$size", (args, p, name) -> {
             Expr a = p.args(name, args, 1, 1).getFirst();
             if (a instanceof StringOps.Split split) {
-                return s -> {
-                    int pieces = split.pieces(s);
-                    if (pieces < 0) {
-                        throw AggValues.error(name, "the argument must be an array, not " + AggValues.typeName(NullNode.getInstance()));
-                    }
-                    return Json.NODES.numberNode(pieces);
-                };
+                return new SplitSize(name, split);
             }
             return s -> {
                 JsonNode v = a.eval(s);

@@ -62,8 +62,8 @@ final class BlockingStages {
      * it. Of equal keys ({@code 1}, {@code 1.0}) the group is named by the first input's.
      */
     static final class Group implements Mergeable {
-        private final Expr id;
-        private final List<Accumulators.Spec> fields;
+        final Expr id;
+        final List<Accumulators.Spec> fields;
         private final boolean ordered;
 
         Group(Expr id, List<Accumulators.Spec> fields) {
@@ -84,7 +84,7 @@ final class BlockingStages {
         }
 
         /** One group: the key it is named by, where that key's input stood, its accumulators. */
-        private static final class Entry {
+        static final class Entry {
             JsonNode key;
             Accumulators.Position at;
             final Accumulators.Accumulator[] accs;
@@ -100,10 +100,10 @@ final class BlockingStages {
             }
         }
 
-        private final class Groups implements Partial {
+        final class Groups implements Partial {
             final HashMap<GroupKey, Entry> groups = new HashMap<>();
-            private final Run run;
-            private final MemoryBudget budget;
+            final Run run;
+            final MemoryBudget budget;
 
             Groups(Run run, MemoryBudget budget) {
                 this.run = run;
@@ -114,7 +114,12 @@ final class BlockingStages {
             public void accept(JsonNode doc, Accumulators.Position at) {
                 run.tick();
                 Scope scope = run.scope(doc);
-                JsonNode key = AggValues.orNull(id.eval(scope));
+                Entry entry = entry(AggValues.orNull(id.eval(scope)), at);
+                add(fields, entry.accs, scope, ordered ? at : null, budget);
+            }
+
+            /** The group of {@code key} (made when new), named by the key of its earliest input. */
+            Entry entry(JsonNode key, Accumulators.Position at) {
                 GroupKey hashed = new GroupKey(key);
                 Entry entry = groups.get(hashed);
                 if (entry == null) {
@@ -125,7 +130,7 @@ final class BlockingStages {
                     entry.key = key;
                     entry.at = at;
                 }
-                add(fields, entry.accs, scope, ordered ? at : null, budget);
+                return entry;
             }
 
             void merge(Groups other) {
@@ -312,7 +317,7 @@ final class BlockingStages {
 
     /** {@code $sortByCount}: a {@code $group} counting each key, then sorted by the count, largest first. */
     static final class SortByCount implements Mergeable {
-        private final Group group;
+        final Group group;
         private final SortStage sort;
 
         SortByCount(Expr id) {

@@ -117,7 +117,24 @@ final class ExprParser {
     }
 
     static Expr constant(JsonNode value) {
-        return scope -> value;
+        return new Constant(value);
+    }
+
+    /** A constant, recognisable by the evaluation on stored bytes ({@link StoredGroup}). */
+    record Constant(JsonNode value) implements Expr {
+        @Override
+        public JsonNode eval(Scope scope) {
+            return value;
+        }
+    }
+
+    /** {@code "$a"}: a top-level field of {@code $$CURRENT}, recognisable by the evaluation on stored bytes. */
+    record TopField(String field) implements Expr {
+        @Override
+        public JsonNode eval(Scope scope) {
+            JsonNode current = scope.current();
+            return current != null && current.isObject() ? current.get(field) : AggValues.path(current, new String[] {field}, 0);
+        }
     }
 
     private Expr operator(String name, JsonNode args) {
@@ -176,11 +193,7 @@ final class ExprParser {
         String[] fields = split(dotted, "$" + dotted);
         paths.add(dotted);
         if (fields.length == 1) {
-            String field = fields[0];
-            return scope -> {
-                JsonNode current = scope.current();
-                return current != null && current.isObject() ? current.get(field) : AggValues.path(current, fields, 0);
-            };
+            return new TopField(fields[0]);
         }
         return scope -> AggValues.path(scope.current(), fields, 0);
     }

@@ -48,7 +48,15 @@ final class Numbers {
                 approximate += n.doubleValue();
                 return;
             }
-            long v = n.longValue();
+            addIntegral(n.longValue(), k);
+        }
+
+        /** Adds an int ({@code k} 0) or a long (1), as {@link #add} adds a node holding it. */
+        void addIntegral(long v, int k) {
+            if (kind == 2) {
+                approximate += v;
+                return;
+            }
             long r = exact + v;
             if (((exact ^ r) & (v ^ r)) < 0) {
                 kind = 2;

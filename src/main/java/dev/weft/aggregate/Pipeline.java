@@ -237,6 +237,12 @@ public final class Pipeline {
         void accept(JsonNode id, JsonNode document);
     }
 
+    /** One part of a scan read in parts that takes the stored bytes of each document: thread-confined. */
+    public interface StoredPart {
+        /** Takes one stored document, as the caller may see it. */
+        void accept(byte[] document);
+    }
+
     /** A run over a scan read in parts: {@link #part} for each part (any thread), then {@link #finish} once. */
     public static final class Parts {
         private final List<Stage> perDocument;
@@ -244,8 +250,10 @@ public final class Pipeline {
         private final List<Stage> rest;
         private final MemoryBudget budget;
         private final List<Mergeable.Partial> partials = new ArrayList<>();
+        private final Optional<StoredGroup> stored;
 
         private Parts(List<Stage> perDocument, Mergeable blocking, List<Stage> rest, Options options) {
+            this.stored = perDocument.isEmpty() ? StoredGroup.of(blocking) : Optional.empty();
             this.perDocument = perDocument;
             this.blocking = blocking;
             this.rest = rest;
@@ -256,13 +264,45 @@ public final class Pipeline {
             return blocking.ordered();
         }
 
-        /** A part, run with {@code options} (its own {@code tick}, as it runs on its own thread). */
-        public Part part(Options options) {
+        /**
+         * Whether {@link #storedPart} can take the documents as stored bytes: the blocking stage
+         * comes first and is a {@code $group} that {@link StoredGroup} evaluates on bytes, or a
+         * {@code $count}.
+         */
+        public boolean readsStoredBytes() {
+            return stored.isPresent() || counts();
+        }
+
+        /** A {@code $count} first: it reads nothing of a document, so none is parsed. */
+        private boolean counts() {
+            return perDocument.isEmpty() && blocking instanceof BlockingStages.Count;
+        }
+
+        /**
+         * A part taking each stored document's bytes (as the caller may see them, JSON the
+         * server wrote), when {@link #readsStoredBytes}; run as {@link #part}.
+         */
+        public StoredPart storedPart(Options options, Json json) {
             Run run = new Run(options, java.util.Map.of());
+            if (counts()) {
+                Mergeable.Partial counted = partial(run);
+                return document -> counted.accept(null, null);
+            }
+            return stored.orElseThrow().part((BlockingStages.Group.Groups) partial(run), json);
+        }
+
+        private Mergeable.Partial partial(Run run) {
             Mergeable.Partial partial = blocking.partial(run, budget);
             synchronized (partials) {
                 partials.add(partial);
             }
+            return partial;
+        }
+
+        /** A part, run with {@code options} (its own {@code tick}, as it runs on its own thread). */
+        public Part part(Options options) {
+            Run run = new Run(options, java.util.Map.of());
+            Mergeable.Partial partial = partial(run);
             boolean ordered = blocking.ordered();
             JsonNode[] current = new JsonNode[1];
             Sink head = chain(perDocument, run, new Sink() {

@@ -76,8 +76,8 @@ final class StringOps {
      */
     static final class Split implements Expr {
         private final String name;
-        private final Expr text;
-        private final Expr delimiter;
+        final Expr text;
+        final Expr delimiter;
 
         Split(String name, List<Expr> args) {
             this.name = name;

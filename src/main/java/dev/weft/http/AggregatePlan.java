@@ -236,8 +236,13 @@ final class AggregatePlan {
         int count = Runtime.getRuntime().availableProcessors();
         api.store().scanParts(ns, query.filter(), readMode, count, i -> {
             // one $$NOW for every part: the run's
-            Pipeline.Part part = parts.part(new Pipeline.Options(options.memoryBytes(), options.now(), this::lookup,
-                    deadlineTick(time, deadline)));
+            Pipeline.Options own = new Pipeline.Options(options.memoryBytes(), options.now(), this::lookup,
+                    deadlineTick(time, deadline));
+            if (parts.readsStoredBytes()) {
+                Pipeline.StoredPart part = parts.storedPart(own, api.json());
+                return doc -> part.accept(view.matched(doc.json()));
+            }
+            Pipeline.Part part = parts.part(own);
             return doc -> {
                 JsonNode input = reader.apply(view.matched(doc.json()));
                 part.accept(input.get("_id"), input);

@@ -129,6 +129,15 @@ public final class PrunedReader {
         int closingQuote() {
             int i = at + 1;
             while (true) {
+                // sixteen bytes a round while the string is long (the values a scan skips mostly are)
+                while (i + 16 <= b.length) {
+                    long first = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
+                    long second = zeroByte((long) LONGS.get(b, i + 8) ^ QUOTES);
+                    if ((first | second) != 0) {
+                        break;
+                    }
+                    i += 16;
+                }
                 while (i + 8 <= b.length) {
                     long found = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
                     if (found != 0) {
@@ -273,6 +282,17 @@ public final class PrunedReader {
 
     /** An integer of up to 18 digits as the mapper makes it (an int when it fits), else null. */
     private JsonNode integer(byte[] b, int from, int to) {
+        long v = integer18(b, from, to);
+        if (v == NOT_PLAIN_INTEGER) {
+            return null;
+        }
+        return v == (int) v ? nodes.numberNode((int) v) : nodes.numberNode(v);
+    }
+
+    /** What {@link #plainInteger} answers for anything but an integer of up to 18 digits (it has 19). */
+    public static final long NOT_PLAIN_INTEGER = Long.MIN_VALUE;
+
+    private static long integer18(byte[] b, int from, int to) {
         int i = from;
         boolean negative = b[i] == '-';
         if (negative) {
@@ -280,17 +300,109 @@ public final class PrunedReader {
         }
         int digits = to - i;
         if (digits < 1 || digits > 18 || (b[i] == '0' && digits > 1)) {
-            return null;
+            return NOT_PLAIN_INTEGER;
         }
         long v = 0;
         for (; i < to; i++) {
             int d = b[i] - '0';
             if (d < 0 || d > 9) {
-                return null;
+                return NOT_PLAIN_INTEGER;
             }
             v = v * 10 + d;
         }
-        v = negative ? -v : v;
-        return v == (int) v ? nodes.numberNode((int) v) : nodes.numberNode(v);
+        return negative ? -v : v;
+    }
+
+    // --- values read in place, for evaluations on the stored bytes (aggregate/StoredGroup) ---------
+
+    /**
+     * The value starting at {@code at} (a {@link TopFields} start) as a plain integer (up to 18
+     * digits: what the reader makes an int or a long of), else {@link #NOT_PLAIN_INTEGER}.
+     */
+    public static long plainInteger(byte[] b, int at) {
+        Cursor c = new Cursor(b);
+        c.at = at;
+        c.skip();
+        return integer18(b, at, c.at);
+    }
+
+    /**
+     * When the value starting at {@code at} is a string without escapes, the index of its closing
+     * quote (its UTF-8 bytes are those between), else -1.
+     */
+    public static int plainStringEnd(byte[] b, int at) {
+        if (b[at] != '"') {
+            return -1;
+        }
+        Cursor c = new Cursor(b);
+        c.at = at;
+        boolean[] escaped = new boolean[1];
+        int end = c.stringEnd(escaped);
+        return escaped[0] ? -1 : end;
+    }
+
+    /** The value starting at {@code at}, entire, as {@link #read} makes it. */
+    public JsonNode valueAt(byte[] b, int at) {
+        Cursor c = new Cursor(b);
+        c.at = at;
+        return whole(c);
+    }
+
+    /**
+     * Finds where given top-level fields of a stored document start, on its bytes: one pass that
+     * compares field names as bytes and skips every other value unread, stopping once each name
+     * is found (a stored document names each field once).
+     */
+    public final class TopFields {
+        private final String[] names;
+        private final byte[][] utf8;
+
+        public TopFields(java.util.List<String> names) {
+            this.names = names.toArray(String[]::new);
+            this.utf8 = new byte[this.names.length][];
+            for (int i = 0; i < this.names.length; i++) {
+                utf8[i] = this.names[i].getBytes(StandardCharsets.UTF_8);
+            }
+        }
+
+        /** Fills {@code starts[i]} with where the value of name i starts in {@code body}, -1 when it has none. */
+        public void locate(byte[] body, int[] starts) {
+            java.util.Arrays.fill(starts, -1);
+            Cursor c = new Cursor(body);
+            if (c.next() != '{' || c.next() == '}') {
+                return;
+            }
+            c.at--;
+            boolean[] escaped = new boolean[1];
+            int found = 0;
+            while (true) {
+                int end = c.fieldName(escaped);
+                int i = escaped[0] ? indexOf(name(body, c.nameStart - 1, end + 1)) : indexOf(body, c.nameStart, end);
+                c.blanks();
+                if (i >= 0 && starts[i] < 0) {
+                    starts[i] = c.at;
+                    if (++found == names.length) {
+                        return;
+                    }
+                }
+                c.skip();
+                if (c.next() == '}') {
+                    return;
+                }
+            }
+        }
+
+        private int indexOf(byte[] b, int from, int to) {
+            for (int i = 0; i < utf8.length; i++) {
+                if (java.util.Arrays.equals(utf8[i], 0, utf8[i].length, b, from, to)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private int indexOf(String name) {
+            return java.util.Arrays.asList(names).indexOf(name);
+        }
     }
 }

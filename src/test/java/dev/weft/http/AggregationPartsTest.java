@@ -112,6 +112,27 @@ class AggregationPartsTest {
     }
 
     @Test
+    void aGroupEvaluatedOnStoredBytesAnswersAsTheReference() throws Exception {
+        // k: "k1", "k2", 1 and 1.0 (one group, named 1); n: ints, and 7 or 7.0; pad: "" to "xxxx"
+        String group = "{\"$group\":{\"_id\":\"$k\",\"sum\":{\"$sum\":\"$n\"},\"avg\":{\"$avg\":\"$n\"},\"c\":{\"$count\":{}},"
+                + "\"pieces\":{\"$sum\":{\"$size\":{\"$split\":[\"$pad\",\"x\"]}}},\"none\":{\"$sum\":\"$nothing\"}}}";
+        HttpResponse<String> onBytes = weft.post("/db/c/_aggrs", "[" + group + "]");
+        assertThat(onBytes.statusCode()).as(onBytes.body()).isEqualTo(200);
+        assertThat(READS).containsExactly("scanParts filter []");
+        // a $set first: each document is parsed and run through the reference evaluator
+        HttpResponse<String> reference = weft.post("/db/c/_aggrs", "[{\"$set\":{\"zz\":1}}," + group + "]");
+        assertThat(onBytes.body()).isEqualTo(reference.body());
+        assertThat(onBytes.body()).isEqualTo("[{\"_id\":1,\"sum\":263.0,\"avg\":3.984848484848485,\"c\":66,\"pieces\":199,\"none\":0},"
+                + "{\"_id\":\"k1\",\"sum\":267.0,\"avg\":3.985074626865672,\"c\":67,\"pieces\":202,\"none\":0},"
+                + "{\"_id\":\"k2\",\"sum\":264.0,\"avg\":3.9402985074626864,\"c\":67,\"pieces\":199,\"none\":0}]");
+        // $split of a number: MongoDB's 400 from the evaluation on bytes too
+        HttpResponse<String> wrong = weft.post("/db/c/_aggrs",
+                "[{\"$group\":{\"_id\":null,\"n\":{\"$sum\":{\"$size\":{\"$split\":[\"$n\",\"x\"]}}}}}]");
+        assertThat(wrong.statusCode()).isEqualTo(400);
+        assertThat(wrong.body()).contains("$split");
+    }
+
+    @Test
     void everyPartSeesTheSameNow() throws Exception {
         HttpResponse<String> r = weft.post("/db/c/_aggrs",
                 "[{\"$group\":{\"_id\":null,\"nows\":{\"$addToSet\":\"$$NOW\"}}},{\"$project\":{\"n\":{\"$size\":\"$nows\"}}}]");
