@@ -50,7 +50,7 @@ final class Fts5Trigrams implements TrigramPostings {
      * Pending documents put into FTS5 per idle transaction: FTS5 makes a segment of each (it
      * merges them), and a write arriving meanwhile waits for one chunk, tens of milliseconds.
      */
-    static final int IDLE_CHUNK = 4096;
+    static final int IDLE_CHUNK = 2048;
 
     private final int pendingMax;
     /** The index tables that may hold pending documents: the writer's to-do list, filled at open and by writes. */
