@@ -38,6 +38,11 @@ final class Fts5Postings implements TextPostings {
     /** FTS5's bm25 constants (fts5_aux.c). */
     private static final double K1 = 1.2;
     private static final double B = 0.75;
+    /**
+     * Most matches {@link #top} scores here (about 80 bytes each while it does, on a reader: at
+     * most {@code sqlite-readers} at once); past it SQLite's sorter keeps the best n as FTS5 scores.
+     */
+    static final int MOST_SCORED_HERE = 200_000;
 
     @Override
     public List<String> create(String table, TextIndex index) {
@@ -138,7 +143,15 @@ final class Fts5Postings implements TextPostings {
      */
     @Override
     public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
-        Scores all = scores(sql, table, index, terms);
+        return top(sql, table, index, terms, n, MOST_SCORED_HERE);
+    }
+
+    /** As {@link #top}, scored here up to {@code most} matches. */
+    Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n, int most) throws SQLException {
+        Scores all = scores(sql, table, index, terms, most);
+        if (all == null) {
+            return topInSql(sql, table, index, terms, n);
+        }
         if (all.size() == 0) {
             return new Top(List.of(), true);
         }
@@ -166,6 +179,27 @@ final class Fts5Postings implements TextPostings {
         return new Top(out.size() > n ? List.copyOf(out.subList(0, n)) : out, all.size() <= n);
     }
 
+    private Top topInSql(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
+        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
+                + " ORDER BY score DESC LIMIT ?) s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
+        best.setString(1, (String) lookupArgs(terms).getFirst());
+        best.setInt(2, n);
+        List<Ranked> out = rows(best);
+        if (out.size() < n) {
+            return new Top(out, true);
+        }
+        double last = out.getLast().score();
+        List<Ranked> above = out.stream().filter(r -> r.score() != last).toList();
+        if (!above.isEmpty()) {
+            return new Top(above, false);
+        }
+        PreparedStatement tied = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index) + ") s CROSS JOIN "
+                + table + " m ON m.n = s.rowid WHERE s.score = ? ORDER BY m.id");
+        tied.setString(1, (String) lookupArgs(terms).getFirst());
+        tied.setDouble(2, last);
+        return new Top(rows(tied), false);
+    }
+
     /** Matching documents' numbers and scores, aligned. */
     record Scores(long[] doc, double[] score, int size) {}
 
@@ -174,9 +208,15 @@ final class Fts5Postings implements TextPostings {
      * per term, idf = ln((N - hits + 0.5) / (hits + 0.5)) (1e-6 when not positive) times
      * f (k1 + 1) / (f + k1 (1 - b + b D / avgdl)), f the term's occurrences each weighted by its
      * column's weight, D the document's tokens (its number's low bits), avgdl the collection's
-     * tokens per document; summed in the terms' order, as fts5_aux.c sums them.
+     * tokens per document; summed in the terms' order, as fts5_aux.c sums them. Null past
+     * {@link #MOST_SCORED_HERE} matching documents.
      */
     static Scores scores(SqlConnection sql, String table, TextIndex index, List<String> terms) throws SQLException {
+        return scores(sql, table, index, terms, MOST_SCORED_HERE);
+    }
+
+    /** As {@link #scores}, or null once more than {@code most} documents match. */
+    static Scores scores(SqlConnection sql, String table, TextIndex index, List<String> terms, int most) throws SQLException {
         List<Integer> weights = index.weightClasses();
         double[] averages = averages(sql, table);
         double rows = averages[0];
@@ -191,6 +231,9 @@ final class Fts5Postings implements TextPostings {
                     double[] f = freqs.computeIfAbsent(rs.getLong(1), d -> new double[terms.size()]);
                     if (f[t] == 0) {
                         hits[t]++;
+                    }
+                    if (freqs.size() > most) {
+                        return null;
                     }
                     f[t] += weights.get(Integer.parseInt(rs.getString(2), 1, rs.getString(2).length(), 10));
                 }

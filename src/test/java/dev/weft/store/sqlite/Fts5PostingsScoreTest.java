@@ -73,6 +73,13 @@ class Fts5PostingsScoreTest {
                         assertThat(top.ranked().get(i).score()).isEqualTo(expected.get(i).score());
                     }
                     assertThat(top.complete()).isEqualTo(ranked.size() <= n);
+                    // past the most scored here, SQLite's sorter keeps the best n: a beginning of the same order
+                    TextPostings.Top sorted = postings.top(sql, "i1", INDEX, terms, n, 3);
+                    for (int i = 0; i < sorted.ranked().size(); i++) {
+                        assertThat(sorted.ranked().get(i).id()).isEqualTo(ranked.get(i).id());
+                        assertThat(sorted.ranked().get(i).score()).isEqualTo(ranked.get(i).score());
+                    }
+                    assertThat(sorted.ranked().isEmpty()).isEqualTo(ranked.isEmpty());
                 }
             }
         }
