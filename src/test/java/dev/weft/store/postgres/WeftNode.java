@@ -49,6 +49,10 @@ final class WeftNode implements AutoCloseable {
         return server.port();
     }
 
+    PostgresStore store() {
+        return (PostgresStore) store;
+    }
+
     HttpResponse<String> send(String method, String path, String body) throws Exception {
         return send(method, path, body, ADMIN);
     }
