@@ -77,6 +77,21 @@ class TrigramPendingHttpTest {
         }
     }
 
+    /** Every lookup reads the pending texts: one longer than 4,096 characters is put into FTS5 by its write. */
+    @Test
+    void aLongTextIsNotLeftPending() throws Exception {
+        try (TestServer weft = new TestServer("--trigram-pending-idle-ms", KEEP_PENDING)) {
+            weft.createCollection("db", "c");
+            assertThat(weft.put("/db/c/_indexes/url", "{\"keys\":{\"links.url\":\"trigram\"}}").statusCode()).isEqualTo(201);
+            String longUrl = "https://apache.org/" + "ab".repeat(2100);
+            assertThat(weft.post("/db/c", "[{\"_id\":1,\"links\":{\"url\":\"" + longUrl + "\"}},{\"_id\":2,\"links\":{\"url\":\"apache\"}}]")
+                    .statusCode()).isEqualTo(200);
+            assertThat(pending(weft)).isIn(-1L, 1L);
+            assertThat(hinted(weft, "apache")).isEqualTo("[{\"_id\":1},{\"_id\":2}]");
+            assertThat(hinted(weft, "babab")).isEqualTo("[{\"_id\":1}]");
+        }
+    }
+
     @Test
     void underAReadFilterPendingDocumentsAreSeenOnlyAsTheRuleAllows() throws Exception {
         try (TestServer server = new TestServer("--trigram-pending-idle-ms", KEEP_PENDING)) {

@@ -83,10 +83,15 @@ final class Fts5Postings implements TextPostings {
     @Override
     public void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight)
             throws SQLException {
-        // numbered by the insert, read back as last_insert_rowid(): a RETURNING costs SQLite more than this insert
-        PreparedStatement number = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ((coalesce(max(n), 0) >> "
-                + LENGTH_BITS + ") + 1) << " + LENGTH_BITS + " | ?, ? FROM " + table);
-        number.setLong(1, Math.min(tokens(termsByWeight), LENGTH_MASK));
+        // one row of VALUES, numbered here: an INSERT ... SELECT into this table (its id is unique) would open a statement
+        // savepoint, at which FTS5 writes its pending postings out as a segment (one per document, then their merges)
+        long last;
+        try (ResultSet rs = sql.prepare("SELECT coalesce(max(n), 0) FROM " + table).executeQuery()) {
+            rs.next();
+            last = rs.getLong(1);
+        }
+        PreparedStatement number = sql.prepare("INSERT INTO " + table + "(n, id) VALUES (?, ?)");
+        number.setLong(1, ((last >> LENGTH_BITS) + 1) << LENGTH_BITS | Math.min(tokens(termsByWeight), LENGTH_MASK));
         number.setBytes(2, id);
         number.executeUpdate();
         StringBuilder columns = new StringBuilder("rowid");

@@ -51,6 +51,12 @@ final class Fts5Trigrams implements TrigramPostings {
      * merges them), and a write arriving meanwhile waits for one chunk, tens of milliseconds.
      */
     static final int IDLE_CHUNK = 2048;
+    /**
+     * Longest text (in chars) left pending; a longer one goes into FTS5 with its write. Every
+     * lookup reads the pending texts, so they are bounded in bytes too: at most
+     * {@code trigram-pending-rows} of this.
+     */
+    static final int PENDING_TEXT_MAX = 4096;
 
     private final int pendingMax;
     /** The index tables that may hold pending documents: the writer's to-do list, filled at open and by writes. */
@@ -108,22 +114,28 @@ final class Fts5Trigrams implements TrigramPostings {
 
     private void add(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts, boolean pending)
             throws SQLException {
-        List<byte[]> someIds = new ArrayList<>();
-        List<String> someTexts = new ArrayList<>();
+        List<byte[]> pendingIds = new ArrayList<>();
+        List<String> pendingTexts = new ArrayList<>();
+        List<byte[]> indexedIds = new ArrayList<>();
+        List<String> indexedTexts = new ArrayList<>();
         for (int i = 0; i < ids.size(); i++) {
             Trigrams.Indexed text = texts.get(i);
             if (text != null && text.overflow()) {
                 addOverflow(sql, table, ids.get(i));
+            } else if (text != null && pending && text.text().length() <= PENDING_TEXT_MAX) {
+                pendingIds.add(ids.get(i));
+                pendingTexts.add(text.text());
             } else if (text != null) {
-                someIds.add(ids.get(i));
-                someTexts.add(text.text());
+                indexedIds.add(ids.get(i));
+                indexedTexts.add(text.text());
             }
         }
-        if (!someIds.isEmpty()) {
-            insert(sql, table, someIds, someTexts, pending);
-            if (pending) {
-                withPending.add(table);
-            }
+        if (!indexedIds.isEmpty()) {
+            insert(sql, table, indexedIds, indexedTexts, false);
+        }
+        if (!pendingIds.isEmpty()) {
+            insert(sql, table, pendingIds, pendingTexts, true);
+            withPending.add(table);
         }
     }
 
