@@ -47,17 +47,6 @@ class TextPostingsUpgradeTest {
                         + " tokenize=\"ascii tokenchars ''''\")"));
     }
 
-    /** Numbered 1, 2, ... (before a number carried the document's length), without the occurrences' table {@code _v}. */
-    @Test
-    void postingsNumberedWithoutLengthsAreRebuiltOnOpen() throws Exception {
-        rebuiltOnOpenFrom(table -> List.of("DROP TABLE " + table + "_v", "UPDATE " + table + " SET n = n >> 20"));
-    }
-
-    @Test
-    void postingsWithoutTheOccurrencesTableAreRebuiltOnOpen() throws Exception {
-        rebuiltOnOpenFrom(table -> List.of("DROP TABLE " + table + "_v"));
-    }
-
     private void rebuiltOnOpenFrom(java.util.function.Function<String, List<String>> formerLayout) throws Exception {
         StoreTesting.assumeQueryImplemented();
         Namespace ns = new Namespace("txt", "c");
@@ -84,17 +73,7 @@ class TextPostingsUpgradeTest {
             store.write(new WriteOp.InsertMany(ns, List.of(obj("{\"_id\":3,\"t\":\"coffees\"}"))));
             assertThat(ids(store, ns, "coffee")).containsExactlyInAnyOrder("1", "3");
             assertThat(ids(store, ns, "tea")).containsExactly("2");
-            assertThat(byScore(store, ns, "coffee")).containsExactly("3", "1"); // the shorter first
         }
-    }
-
-    /** Sorted by textScore: the page {@link Fts5Postings#top} scores. */
-    private static List<String> byScore(SqliteStore store, Namespace ns, String search) {
-        List<String> out = new ArrayList<>();
-        Filter f = Filter.parse(obj("{\"$text\":{\"$search\":\"" + search + "\"}}"), LIMITS);
-        store.find(ns, new FindQuery(f, dev.weft.query.Sort.parse("{\"score\":{\"$meta\":\"textScore\"}}", LIMITS), 0, 100,
-                Optional.empty()), d -> out.add(JSON.text(JSON.parse(d.json(), "doc").get("_id"))));
-        return out;
     }
 
     private static List<String> ids(SqliteStore store, Namespace ns, String search) {
