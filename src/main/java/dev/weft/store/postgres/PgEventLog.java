@@ -31,11 +31,12 @@ import org.slf4j.LoggerFactory;
  * docs/decisions/0003-postgresql-change-events.md).
  *
  * <p>Order: a writing transaction inserts its events without a seq (only an {@code id} from an
- * identity column, taken in insert order); it takes no shared lock, so writers on every node
- * commit in parallel. Seqs are given after commit by a <em>sequencer</em>: any node's reader,
- * holding the transaction-level advisory lock {@link #SEQUENCER_LOCK}, numbers every committed
- * event that has no seq yet, in id order, continuing the counter row
- * {@code weft_event_log('seq')}, and commits that together. Hence:
+ * identity column, taken in insert order) and their ids into {@code weft_event_pending}; it takes
+ * no shared lock, so writers on every node commit in parallel. Seqs are given after commit by a
+ * <em>sequencer</em>: any node's reader, holding the transaction-level advisory lock
+ * {@link #SEQUENCER_LOCK}, takes every committed pending id, numbers them in id order in narrow
+ * {@code weft_event_seqs(seq, id)} rows, continuing the counter row {@code weft_event_log('seq')},
+ * and commits that together. Hence:
  * <ul>
  * <li>seq order is consistent with commit order: a sequencer's snapshot that sees a transaction
  *     also sees every transaction that committed before it started, and two writes of one
@@ -45,7 +46,10 @@ import org.slf4j.LoggerFactory;
  *     are serialised by the lock): every snapshot sees a prefix of the log;</li>
  * <li>an event gets its seq one sequencer commit (a WAL flush) after its write committed.</li>
  * </ul>
- * An earlier design took the seqs from the counter row inside the writing transaction; it held
+ * The wide event row (with the document after and before the write, ~2.6 KB for a 1 KB document)
+ * is written once: an earlier version kept the seq in it, and the sequencer's UPDATE wrote every
+ * event row a second time, WAL included (see the decision record's addendum of 2026-11-27).
+ * An earlier design still took the seqs from the counter row inside the writing transaction; it held
  * that row lock through every COMMIT and so serialised all writes of all nodes (pgbench: 216
  * against 1,000 commits/s), see docs/decisions/0003-postgresql-change-events.md.
  *
@@ -73,17 +77,29 @@ final class PgEventLog implements EventLog {
     static final long SEQUENCER_LOCK = 0x77656674_20736571L;
     private static final long PRUNE_EVERY_MS = 1000;
     private static final long RETRY_MS = 500;
-    private static final String SEQUENCE = "WITH todo AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM"
-            + " (SELECT id FROM weft_events WHERE seq IS NULL ORDER BY id LIMIT ?) t),"
+    /** The logged events that have a seq: a narrow row per seq, the event's own row joined by id. */
+    private static final String SEQUENCED = "weft_event_seqs s JOIN weft_events e ON e.id = s.id";
+    /** {@link EventRows#READ} over {@link #SEQUENCED}, in {@link EventRows#row}'s order. */
+    private static final String READ = "s.seq, e.at, e.db, e.coll, e.op, e.key, e.doc, e.pre, e.upd";
+    /**
+     * Numbers the oldest pending events in id order: takes their ids out of
+     * {@code weft_event_pending} and inserts a narrow {@code (seq, id)} row for each, continuing
+     * the counter row. The wide event rows are not touched.
+     */
+    private static final String SEQUENCE = "WITH todo AS (DELETE FROM weft_event_pending WHERE id IN"
+            + " (SELECT id FROM weft_event_pending ORDER BY id LIMIT ?) RETURNING id),"
             + " top AS (SELECT value FROM weft_event_log WHERE name = 'seq'),"
-            + " done AS (UPDATE weft_events e SET seq = top.value + todo.rn FROM todo, top WHERE e.id = todo.id RETURNING e.seq),"
+            + " done AS (INSERT INTO weft_event_seqs(seq, id) SELECT top.value + row_number() OVER (ORDER BY todo.id), todo.id"
+            + " FROM todo, top RETURNING seq),"
             + " bump AS (UPDATE weft_event_log SET value = (SELECT max(seq) FROM done) WHERE name = 'seq'"
             + " AND EXISTS (SELECT 1 FROM done))"
             + " SELECT count(*) FROM done";
     /** The bounds (seq, floor) beside the events after a position, one snapshot (one statement). */
-    private static final String AFTER = "SELECT b.top, b.bottom, e.* FROM (SELECT max(value) FILTER (WHERE name = 'seq') AS top,"
+    private static final String AFTER = "SELECT b.top, b.bottom, r.* FROM (SELECT max(value) FILTER (WHERE name = 'seq') AS top,"
             + " max(value) FILTER (WHERE name = 'floor') AS bottom FROM weft_event_log) b LEFT JOIN LATERAL (SELECT "
-            + EventRows.READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?) e ON true ORDER BY e.seq";
+            + READ + " FROM " + SEQUENCED + " WHERE s.seq > ? ORDER BY s.seq LIMIT ?) r ON true ORDER BY r.seq";
+    private static final String AFTER_ONLY = "SELECT " + READ + " FROM " + SEQUENCED + " WHERE s.seq > ? ORDER BY s.seq LIMIT ?";
+    private static final int DROP = ChangeEvent.Operation.DROP.ordinal();
     private static final String DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
     /** Opens the reader's own connection (outside the pool; the same bounds). */
@@ -113,15 +129,40 @@ final class PgEventLog implements EventLog {
         this.pollMs = pollMs;
     }
 
-    /** Creates the tables, inside the store's schema transaction. */
+    /**
+     * Creates the tables, inside the store's schema transaction (under its advisory lock): the
+     * wide event rows ({@code weft_events}, written once), the ids of those not yet numbered
+     * ({@code weft_event_pending}) and the numbering ({@code weft_event_seqs}). A log of an earlier
+     * version, whose sequencer wrote the seq into the event row, is converted first.
+     */
     static void createSchema(Statement s) throws SQLException {
         s.execute("CREATE TABLE IF NOT EXISTS weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-                + " seq bigint UNIQUE, at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
+                + " at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
                 + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
-        s.execute("CREATE INDEX IF NOT EXISTS weft_events_unsequenced ON weft_events(id) WHERE seq IS NULL");
-        s.execute(EventRows.dropsIndex());
+        s.execute("CREATE TABLE IF NOT EXISTS weft_event_pending(id bigint PRIMARY KEY)");
+        s.execute("CREATE TABLE IF NOT EXISTS weft_event_seqs(seq bigint PRIMARY KEY, id bigint NOT NULL UNIQUE)");
+        moveSeqsOutOfEventRows(s);
+        s.execute("CREATE INDEX IF NOT EXISTS weft_events_drops_by_id ON weft_events(db, coll, id) WHERE op = " + DROP);
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
         s.execute("INSERT INTO weft_event_log(name, value) VALUES ('seq', 0), ('floor', 0) ON CONFLICT DO NOTHING");
+    }
+
+    /**
+     * Schema of Weft before 2026-11-27: {@code weft_events.seq}, set by the sequencer's UPDATE of
+     * the event row. Its seqs become rows of {@code weft_event_seqs}, its unnumbered events
+     * pending ones, and the column (with its indexes) is dropped. Every node of the database must
+     * run the new version: an older node's sequencer fails on the missing column.
+     */
+    private static void moveSeqsOutOfEventRows(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                + " AND table_name = 'weft_events' AND column_name = 'seq'")) {
+            if (!rs.next()) {
+                return;
+            }
+        }
+        s.execute("INSERT INTO weft_event_seqs(seq, id) SELECT seq, id FROM weft_events WHERE seq IS NOT NULL ON CONFLICT DO NOTHING");
+        s.execute("INSERT INTO weft_event_pending(id) SELECT id FROM weft_events WHERE seq IS NULL ON CONFLICT DO NOTHING");
+        s.execute("ALTER TABLE weft_events DROP COLUMN seq");
     }
 
     /** Reads the log's bounds (this node publishes what commits from now on) and starts the reader. */
@@ -165,9 +206,10 @@ final class PgEventLog implements EventLog {
             pres[i] = e.previousDocument();
             upds[i] = e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode());
         }
-        PgPipeline.run(sql, "INSERT INTO weft_events(at, " + EventRows.WRITTEN + ") SELECT " + DB_NOW_MS + ", " + EventRows.WRITTEN
-                + " FROM unnest(?::text[], ?::text[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
-                + " WITH ORDINALITY AS e(" + EventRows.WRITTEN + ", n) ORDER BY n", (ps, i) -> {
+        PgPipeline.run(sql, "WITH e AS (INSERT INTO weft_events(at, " + EventRows.WRITTEN + ") SELECT " + DB_NOW_MS + ", "
+                + EventRows.WRITTEN + " FROM unnest(?::text[], ?::text[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
+                + " WITH ORDINALITY AS e(" + EventRows.WRITTEN + ", n) ORDER BY n RETURNING id)"
+                + " INSERT INTO weft_event_pending(id) SELECT id FROM e", (ps, i) -> {
                     Connection c = ps.getConnection();
                     ps.setArray(i, c.createArrayOf("text", dbs));
                     ps.setArray(i + 1, c.createArrayOf("text", colls));
@@ -234,7 +276,11 @@ final class PgEventLog implements EventLog {
     @Override
     public OptionalLong droppedAfter(Namespace ns, long after) {
         try (SqlConnection sql = new SqlConnection(pool.getConnection())) {
-            return EventRows.droppedAfter(sql, ns, after);
+            // the collection's drops first (a probe of the partial index): walking the seqs in
+            // order and joining each event until a drop, as a plan for LIMIT 1 may, reads the whole log
+            return EventRows.droppedAfter(sql, "WITH drops AS MATERIALIZED (SELECT id FROM weft_events WHERE op = " + DROP
+                    + " AND db = ? AND coll = ?) SELECT s.seq FROM drops d JOIN weft_event_seqs s ON s.id = d.id"
+                    + " WHERE s.seq > ? ORDER BY s.seq LIMIT 1", ns, after);
         } catch (SQLException e) {
             throw unavailable(e);
         }
@@ -341,7 +387,7 @@ final class PgEventLog implements EventLog {
     /** Publishes every sequenced event after {@link #last}, in seq order, in batches. */
     private void publishNew(SqlConnection sql) throws SQLException {
         while (!closed) {
-            List<ChangeEvent> batch = EventRows.read(sql, json, last, READ_BATCH);
+            List<ChangeEvent> batch = EventRows.read(sql, json, AFTER_ONLY, last, READ_BATCH);
             if (batch.isEmpty()) {
                 return;
             }
@@ -374,8 +420,8 @@ final class PgEventLog implements EventLog {
         try {
             long newest = bounds(c)[0];
             long upTo = newest - keepCount;
-            try (PreparedStatement ps = c.prepareStatement("SELECT seq FROM weft_events WHERE at >= " + DB_NOW_MS
-                    + " - ? ORDER BY seq LIMIT 1")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT s.seq FROM " + SEQUENCED + " WHERE e.at >= " + DB_NOW_MS
+                    + " - ? ORDER BY s.seq LIMIT 1")) {
                 ps.setLong(1, keepMs);
                 try (ResultSet rs = ps.executeQuery()) {
                     upTo = Math.max(upTo, rs.next() ? rs.getLong(1) - 1 : newest);
@@ -390,7 +436,8 @@ final class PgEventLog implements EventLog {
                         upTo = rs.getLong(1);
                     }
                 }
-                try (PreparedStatement ps = c.prepareStatement("DELETE FROM weft_events WHERE seq <= ?")) {
+                try (PreparedStatement ps = c.prepareStatement("WITH gone AS (DELETE FROM weft_event_seqs WHERE seq <= ? RETURNING id)"
+                        + " DELETE FROM weft_events WHERE id IN (SELECT id FROM gone)")) {
                     ps.setLong(1, upTo);
                     ps.executeUpdate();
                 }

@@ -30,8 +30,10 @@ import tools.jackson.databind.JsonNode;
  * <p>A writer takes the first waiting write and whatever else waits, up to {@code groupMax}, and
  * first tries the group as <em>one burst</em>: every write's statements held back as a lone
  * write's are ({@link PgPipeline}, assumed documents included), then the group's events, the
- * catalog check and COMMIT ({@link PgWrites#commit}), sent together: one round trip for a group
- * of writes whose documents the node knows; the documents it does not know are first read and
+ * catalog check and COMMIT ({@link PgWrites#commit}), sent together, the writes' checks of assumed
+ * documents and their updates each one statement for the whole group
+ * ({@link PgPipeline#shareStatements}, so the burst's text repeats and is prepared on the server):
+ * one round trip for a group of writes whose documents the node knows; the documents it does not know are first read and
  * locked in one statement for the whole group (two round trips in all), and a write of a document
  * an earlier write of the group wrote takes that write's bytes (the row is this transaction's). A write that answers anything but success before anything of it was sent
  * (a refused check on an assumed document, a 404, 412) is dropped from the burst and handed back.
@@ -213,6 +215,7 @@ final class PgGroupWriter implements AutoCloseable {
                 if (savepoints) {
                     sql.control("SAVEPOINT " + SAVEPOINT);
                 } else {
+                    sql.shareStatements();
                     lockUnknown(sql, cat, group);
                 }
                 for (int i = 0; i < group.size(); i++) {

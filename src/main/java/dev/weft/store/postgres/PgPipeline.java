@@ -2,14 +2,17 @@ package dev.weft.store.postgres;
 
 import dev.weft.store.sql.SqlConnection;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * A write transaction's connection that holds back the statements whose answer nobody waits for
@@ -47,7 +50,13 @@ final class PgPipeline extends SqlConnection {
         int bind(PreparedStatement ps, int first) throws SQLException;
     }
 
-    private record Held(String sql, Binder binder) {}
+    /**
+     * A statement about one document that a group's writes share ({@link #shareStatements}): the
+     * check of an assumed document, or the update of a document's body.
+     */
+    private record Row(boolean check, String table, byte[] id, byte[] body) {}
+
+    private record Held(String sql, Binder binder, Row row) {}
 
     private record Locked(String table, ByteBuffer id) {}
 
@@ -57,6 +66,7 @@ final class PgPipeline extends SqlConnection {
     private final boolean holding;
     private final KnownDocuments known;
     private boolean assumed;
+    private boolean sharing;
     /** The known documents this transaction assumed (and took out of {@link #known}). */
     private final List<Taken> taken = new ArrayList<>();
     /** Bursts sent so far. */
@@ -121,7 +131,7 @@ final class PgPipeline extends SqlConnection {
                     ps.setBytes(i, id);
                     ps.setBytes(i + 1, body);
                     return i + 2;
-                });
+                }, new Row(true, table, id, body));
         assumed = true;
         return body;
     }
@@ -159,10 +169,33 @@ final class PgPipeline extends SqlConnection {
 
     /** Runs {@code sql}, now or with the next statement that is waited for. */
     void send(String sql, Binder binder) throws SQLException {
-        held.add(new Held(sql, binder));
+        send(sql, binder, null);
+    }
+
+    /** Updates a document's body: as {@code sql} alone, or in one statement with its neighbours' ({@link #shareStatements}). */
+    void sendUpdate(String sql, Binder binder, String table, byte[] id, byte[] body) throws SQLException {
+        send(sql, binder, new Row(false, table, id, body));
+    }
+
+    private void send(String sql, Binder binder, Row row) throws SQLException {
+        held.add(new Held(sql, binder, row));
         if (!holding) {
             flush(false);
         }
+    }
+
+    /**
+     * From now on a burst sends the checks of all its assumed documents first, one statement per
+     * table, and each run of updates of one table as one statement, the rows as arrays
+     * ({@link SharedStatements}): a group's burst then has the same text whatever its size (when
+     * its collections have no secondary index: index rows stay a statement per write), so the
+     * driver prepares it on the server and PostgreSQL stops parsing and planning every statement
+     * of every burst (docs/decisions/0006-postgresql-group-commit.md). For a group's one-burst attempt only: its checks concern
+     * documents no earlier statement of the transaction wrote (a second write of a document takes
+     * the first's bytes, {@link #wrote}), so they may run first, and any failure fails the burst.
+     */
+    void shareStatements() {
+        sharing = true;
     }
 
     /** Sends what is held first: a statement prepared here is run at once and its answer read. */
@@ -212,6 +245,82 @@ final class PgPipeline extends SqlConnection {
         connection().rollback();
     }
 
+    /** How a sharing burst's statements are put together. */
+    private static final class SharedStatements {
+        private SharedStatements() {}
+
+        static List<Held> of(List<Held> held) {
+            Map<String, List<Row>> checks = new LinkedHashMap<>();
+            List<Held> rest = new ArrayList<>();
+            for (Held h : held) {
+                if (h.row() != null && h.row().check()) {
+                    checks.computeIfAbsent(h.row().table(), t -> new ArrayList<>()).add(h.row());
+                } else {
+                    rest.add(h);
+                }
+            }
+            List<Held> out = new ArrayList<>();
+            checks.forEach((table, rows) -> out.add(checkAll(table, rows)));
+            boolean[] taken = new boolean[rest.size()];
+            for (int i = 0; i < rest.size(); i++) {
+                if (taken[i]) {
+                    continue;
+                }
+                Row first = rest.get(i).row();
+                if (first == null) {
+                    out.add(rest.get(i));
+                    continue;
+                }
+                out.add(updateAll(first.table(), updatesFrom(rest, i, taken)));
+            }
+            return out;
+        }
+
+        /**
+         * The updates of {@code rest[i]}'s table from {@code i} on, up to the first other statement
+         * that names that table (an insert or delete of its documents); statements between them
+         * about other tables (index rows, events) do not read the documents, so the updates may
+         * run together before them. A document updated twice keeps its last body.
+         */
+        private static List<Row> updatesFrom(List<Held> rest, int i, boolean[] taken) {
+            String table = rest.get(i).row().table();
+            Pattern names = Pattern.compile("(?<![A-Za-z0-9_])" + table + "(?![A-Za-z0-9_])");
+            Map<ByteBuffer, Row> run = new LinkedHashMap<>();
+            for (int j = i; j < rest.size(); j++) {
+                Row row = rest.get(j).row();
+                if (row != null && row.table().equals(table)) {
+                    run.put(ByteBuffer.wrap(row.id()), row);
+                    taken[j] = true;
+                } else if (row == null && names.matcher(rest.get(j).sql()).find()) {
+                    break;
+                }
+            }
+            return List.copyOf(run.values());
+        }
+
+        private static Held checkAll(String table, List<Row> rows) {
+            return new Held("SELECT " + PgWrites.EXPECT + "(count(*), ?, 'version') FROM (SELECT 1 FROM " + table
+                    + " t JOIN unnest(?::bytea[], ?::bytea[]) AS u(i, b) ON t.id = u.i WHERE t.body = u.b"
+                    + " ORDER BY t.id FOR UPDATE OF t) AS locked", (ps, i) -> {
+                        ps.setLong(i, rows.size());
+                        ps.setArray(i + 1, PostgresDialect.array(ps, rows.stream().map(Row::id).toList()));
+                        ps.setArray(i + 2, PostgresDialect.array(ps, rows.stream().map(Row::body).toList()));
+                        return i + 3;
+                    }, null);
+        }
+
+        private static Held updateAll(String table, List<Row> rows) {
+            return new Held("UPDATE " + table + " t SET body = u.b, doc = u.d::jsonb"
+                    + " FROM unnest(?::bytea[], ?::bytea[], ?::text[]) AS u(i, b, d) WHERE t.id = u.i", (ps, i) -> {
+                        ps.setArray(i, PostgresDialect.array(ps, rows.stream().map(Row::id).toList()));
+                        ps.setArray(i + 1, PostgresDialect.array(ps, rows.stream().map(Row::body).toList()));
+                        ps.setArray(i + 2, ps.getConnection().createArrayOf("text",
+                                rows.stream().map(r -> new String(r.body(), StandardCharsets.UTF_8)).toArray(String[]::new)));
+                        return i + 3;
+                    }, null);
+        }
+    }
+
     private void flush(boolean commit) throws SQLException {
         if (held.isEmpty()) {
             if (commit) {
@@ -219,15 +328,15 @@ final class PgPipeline extends SqlConnection {
             }
             return;
         }
+        List<Held> batch = sharing ? SharedStatements.of(held) : List.copyOf(held);
+        held.clear();
         StringBuilder text = new StringBuilder();
-        for (Held h : held) {
+        for (Held h : batch) {
             text.append(h.sql()).append(";\n");
         }
         if (commit) {
             text.append("COMMIT");
         }
-        List<Held> batch = List.copyOf(held);
-        held.clear();
         flushes++;
         PreparedStatement ps = super.prepare(text.toString());
         int next = 1;

@@ -167,12 +167,18 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
-        PgPipeline.run(sql, "UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?", (ps, i) -> {
+        String update = "UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?";
+        PgPipeline.Binder binder = (ps, i) -> {
             ps.setBytes(i, body);
             ps.setString(i + 1, new String(body, StandardCharsets.UTF_8));
             ps.setBytes(i + 2, id);
             return i + 3;
-        });
+        };
+        if (sql instanceof PgPipeline p) {
+            p.sendUpdate(update, binder, table, id, body);
+        } else {
+            PgPipeline.run(sql, update, binder);
+        }
     }
 
     @Override

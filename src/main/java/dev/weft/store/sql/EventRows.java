@@ -46,8 +46,13 @@ public final class EventRows {
 
     /** Up to {@code limit} events with {@code seq > after}, in seq order. */
     public static List<ChangeEvent> read(SqlConnection sql, Json json, long after, int limit) throws SQLException {
+        return read(sql, json, "SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit);
+    }
+
+    /** As {@link #read(SqlConnection, Json, long, int)}, by {@code query}: {@link #READ}'s columns, parameters after and limit. */
+    public static List<ChangeEvent> read(SqlConnection sql, Json json, String query, long after, int limit) throws SQLException {
         List<ChangeEvent> out = new ArrayList<>();
-        PreparedStatement ps = sql.prepare("SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?");
+        PreparedStatement ps = sql.prepare(query);
         ps.setLong(1, after);
         ps.setInt(2, limit);
         try (ResultSet rs = ps.executeQuery()) {
@@ -72,8 +77,13 @@ public final class EventRows {
 
     /** See {@link EventLog#droppedAfter}: only events that have a seq. */
     public static OptionalLong droppedAfter(SqlConnection sql, Namespace ns, long after) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT seq FROM weft_events WHERE op = " + DROP
-                + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1");
+        return droppedAfter(sql, "SELECT seq FROM weft_events WHERE op = " + DROP
+                + " AND db = ? AND coll = ? AND seq > ? ORDER BY seq LIMIT 1", ns, after);
+    }
+
+    /** As {@link #droppedAfter(SqlConnection, Namespace, long)}, by {@code query}: parameters db, coll and after. */
+    public static OptionalLong droppedAfter(SqlConnection sql, String query, Namespace ns, long after) throws SQLException {
+        PreparedStatement ps = sql.prepare(query);
         ps.setString(1, ns.db());
         ps.setString(2, ns.coll());
         ps.setLong(3, after);

@@ -207,6 +207,70 @@ class PgEventsTest {
         }
     }
 
+    @Test
+    void anEventRowIsWrittenOnceByItsWriterTheSequencerAddsOnlyANarrowRow() throws Exception {
+        long start = log(a).last();
+        insert(a, "{\"_id\":\"w\",\"f\":\"" + "x".repeat(1000) + "\"}");
+        Update set = Update.parse(JSON.parse("{\"$set\":{\"f\":\"" + "y".repeat(1000) + "\"}}", "u"), LIMITS);
+        assertThat(a.write(new WriteOp.UpdateOne(NS, JSON.parse("\"w\"", "id"), set, WriteMode.UPDATE, Optional.empty())).ok())
+                .isTrue();
+        waitFor(() -> log(a).last() == start + 2);
+        String schema = nodes.schema();
+        String table = schema + ".d" + PgTesting.number("SELECT substr(c.relname, 2)::bigint FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schema + "' AND c.relname ~ '^d[0-9]+$'");
+        // the update's event row is still the tuple its writing transaction made: the document's
+        // row has the same xmin (the sequencer, an other transaction, wrote only weft_event_seqs)
+        assertThat(PgTesting.number("SELECT count(*) FROM " + schema + ".weft_events e, " + table + " d"
+                + " WHERE e.op = " + ChangeEvent.Operation.UPDATE.ordinal() + " AND e.xmin::text = d.xmin::text")).isEqualTo(1);
+        assertThat(PgTesting.number("SELECT count(*) FROM " + schema + ".weft_event_seqs s, " + table + " d"
+                + " WHERE s.xmin::text = d.xmin::text")).isZero();
+        assertThat(PgTesting.number("SELECT count(*) FROM " + schema + ".weft_event_pending")).isZero();
+        assertThat(log(b).after(start, 10)).extracting(ChangeEvent::seq).containsExactly(start + 1, start + 2);
+    }
+
+    @Test
+    void aLogOfTheEarlierSchemaWithTheSeqInTheEventRowIsConvertedWhenANodeOpens() throws Exception {
+        String old = PgTesting.freshSchema();
+        try {
+            // the schema of weft_events before 2026-11-27: the sequencer set seq in the event row
+            PgTesting.admin("CREATE TABLE " + old + ".weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                    + " seq bigint UNIQUE, at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
+                    + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+            PgTesting.admin("CREATE INDEX weft_events_unsequenced ON " + old + ".weft_events(id) WHERE seq IS NULL");
+            PgTesting.admin("CREATE INDEX weft_events_drops ON " + old + ".weft_events(db, coll, seq) WHERE op = 4");
+            PgTesting.admin("CREATE TABLE " + old + ".weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
+            PgTesting.admin("INSERT INTO " + old + ".weft_event_log VALUES ('seq', 12), ('floor', 9)");
+            for (String row : List.of("10, 'a'", "11, 'b'", "12, 'c'", "NULL, 'd'")) { // d committed, not yet numbered
+                PgTesting.admin("INSERT INTO " + old + ".weft_events(seq, at, db, coll, op, key, doc) SELECT " + row.split(", ")[0]
+                        + ", (extract(epoch from clock_timestamp()) * 1000)::bigint, 'ev', 'docs', 0, convert_to('\"' || k || '\"', 'UTF8'), convert_to('{\"_id\":\"' || k || '\"}', 'UTF8')"
+                        + " FROM (SELECT " + row.split(", ")[1] + "::text AS k) x");
+            }
+            PostgresStore upgraded = PgStores.open(old);
+            try {
+                upgraded.putDatabase(NS.db(), dev.weft.core.Json.NODES.objectNode(), Optional.empty());
+                upgraded.putCollection(NS, dev.weft.core.Json.NODES.objectNode(), Optional.empty());
+                insert(upgraded, "{\"_id\":\"e\"}");
+                waitFor(() -> log(upgraded).last() == 14);
+                assertThat(log(upgraded).after(9, 10)).extracting(e -> e.documentKey().asString() + e.seq())
+                        .containsExactly("a10", "b11", "c12", "d13", "e14");
+                assertThatThrownBy(() -> log(upgraded).after(8, 10)).isInstanceOfSatisfying(WeftException.class,
+                        e -> assertThat(e.status()).isEqualTo(410));
+                assertThat(PgTesting.number("SELECT count(*) FROM information_schema.columns WHERE table_schema = '" + old
+                        + "' AND table_name = 'weft_events' AND column_name = 'seq'")).isZero();
+            } finally {
+                upgraded.close();
+            }
+            PostgresStore again = PgStores.open(old); // a second opening finds the new schema as it is
+            try {
+                assertThat(log(again).after(12, 10)).extracting(ChangeEvent::seq).containsExactly(13L, 14L);
+            } finally {
+                again.close();
+            }
+        } finally {
+            PgTesting.dropSchema(old);
+        }
+    }
+
     // --- helpers -------------------------------------------------------------------------------
 
     /** Collects the event frames a stream sends, with their tokens. */
