@@ -30,6 +30,8 @@ import tools.jackson.databind.ObjectMapper;
  *     (FTS5's cost per row); half: + the first half of each text; full: what Weft writes;</li>
  * <li>am0: full with FTS5 automerge 0 (no merging while writing); am16: automerge 16;
  *     pgsz: pgsz 16000; cs0: columnsize=0 instead of contentless_delete=1 (no %_docsize row);</li>
+ * <li>pend: what Weft writes since pending postings (Fts5Trigrams): the texts into a plain table
+ *     m_p(n, s) and the pending span asked after each write, FTS5 left to the idle writer;</li>
  * <li>stop: full with the trigrams that every document of this data holds (31) left out, each
  *     text cut into the runs between them: what a stop-list could save at best.</li>
  * </ul>
@@ -89,7 +91,11 @@ public class TrigramInsertCost {
             s.execute("PRAGMA synchronous = FULL");
             s.execute("CREATE TABLE d(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
             boolean numbered = !v.equals("plain");
-            boolean fts = numbered && !v.equals("num");
+            boolean pend = v.equals("pend");
+            boolean fts = numbered && !v.equals("num") && !pend;
+            if (pend) {
+                s.execute("CREATE TABLE m_p(n INTEGER PRIMARY KEY, s TEXT NOT NULL)");
+            }
             if (numbered) {
                 s.execute("CREATE TABLE m(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)");
             }
@@ -133,6 +139,15 @@ public class TrigramInsertCost {
                     t.setLong(1, next);
                     t.setString(2, json.writeValueAsString(texts));
                     t.executeUpdate();
+                }
+                if (pend) {
+                    PreparedStatement t = c.prepareStatement("INSERT INTO m_p(n, s) SELECT ? + key, value FROM json_each(?)");
+                    t.setLong(1, next);
+                    t.setString(2, json.writeValueAsString(texts));
+                    t.executeUpdate();
+                    try (java.sql.ResultSet span = c.prepareStatement("SELECT coalesce(max(n) - min(n) + 1, 0) FROM m_p").executeQuery()) {
+                        span.next();
+                    }
                 }
                 next += chunk.size();
                 c.commit();

@@ -598,6 +598,9 @@ public final class SqlEngine {
                     sql.exec("DROP TABLE " + index.table());
                     buildTrigrams(sql, coll, index, trigrams.get());
                 }
+                if (trigrams.isPresent()) {
+                    trigrams.get().opened(sql, index.table());
+                }
             }
         }
     }
@@ -623,12 +626,12 @@ public final class SqlEngine {
                 texts.add(text);
             }
             if (ids.size() >= BUILD_BATCH) {
-                trigrams.addAll(sql, index.table(), ids, texts);
+                trigrams.build(sql, index.table(), ids, texts);
                 ids.clear();
                 texts.clear();
             }
         });
-        trigrams.addAll(sql, index.table(), ids, texts);
+        trigrams.build(sql, index.table(), ids, texts);
         if (multikey[0]) {
             update(sql, "UPDATE weft_indexes SET multikey = 1 WHERE id = ?", index.id());
         }

@@ -23,6 +23,14 @@ public interface TrigramPostings {
     /** Adds documents ({@code ids} and {@code texts} aligned; a null text is skipped), in as few statements as the dialect can. */
     void addAll(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts) throws SQLException;
 
+    /** Adds the documents of an index's build over a collection's documents (by default as {@link #addAll}). */
+    default void build(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts) throws SQLException {
+        addAll(sql, table, ids, texts);
+    }
+
+    /** Called once per trigram index when the store opens, in its first transaction: what an older index lacks is made. */
+    default void opened(SqlConnection sql, String table) throws SQLException {}
+
     /** Removes a document's postings, if it has any. */
     void remove(SqlConnection sql, String table, byte[] id) throws SQLException;
 

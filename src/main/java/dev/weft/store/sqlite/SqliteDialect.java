@@ -37,11 +37,21 @@ final class SqliteDialect implements Dialect {
     }
 
     private static final Optional<TextPostings> FTS5 = Optional.of(new Fts5Postings());
-    private static final Optional<TrigramPostings> FTS5_TRIGRAMS = Optional.of(new Fts5Trigrams());
+    private final Fts5Trigrams trigrams;
+
+    /** {@code trigramPendingRows}: {@code trigram-pending-rows} (the pending documents are a store's own). */
+    SqliteDialect(int trigramPendingRows) {
+        trigrams = new Fts5Trigrams(trigramPendingRows);
+    }
+
+    /** The trigram indexes' postings, whose pending documents the writer puts into FTS5 when idle. */
+    Fts5Trigrams trigrams() {
+        return trigrams;
+    }
 
     @Override
     public Optional<TrigramPostings> trigramPostings() {
-        return FTS5_TRIGRAMS;
+        return Optional.of(trigrams);
     }
 
     @Override

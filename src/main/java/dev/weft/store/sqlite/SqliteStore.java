@@ -82,7 +82,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        super(json, new SqlEngine(new SqliteDialect(), json, settings.queryTimeoutMs(), settings.maxSortBytes(),
+        this(settings, json, new SqliteDialect(settings.trigramPendingRows()));
+    }
+
+    private SqliteStore(Settings settings, Json json, SqliteDialect dialect) {
+        super(json, new SqlEngine(dialect, json, settings.queryTimeoutMs(), settings.maxSortBytes(),
                 settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
         Path file = settings.data().resolve("weft.db");
         try {
@@ -126,7 +130,8 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
-                (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl);
+                (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl,
+                new Writer.IdleWork(settings.trigramPendingIdleMs(), dialect.trigrams()::hasPending, dialect.trigrams()::indexPending));
         overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
     }
 

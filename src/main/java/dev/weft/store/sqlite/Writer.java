@@ -62,7 +62,22 @@ final class Writer implements AutoCloseable {
         T run(Sql sql, List<ChangeEvent> events) throws SQLException;
     }
 
-    private sealed interface Task permits Ops, DdlTask {}
+    /**
+     * Work the writer does once no write has come for {@code afterMs} (a trigram index's pending
+     * documents into FTS5): one bounded {@code step} per transaction of its own while {@code due}
+     * holds, so a write arriving meanwhile waits for one step at most. A failed step is rolled back
+     * and not tried again before the next write.
+     */
+    record IdleWork(long afterMs, java.util.function.BooleanSupplier due, Step step) {
+        interface Step {
+            void run(Sql sql) throws SQLException;
+        }
+    }
+
+    private sealed interface Task permits Ops, DdlTask, IdleTurn {}
+
+    /** No write came for {@link IdleWork#afterMs()}: the writer's turn for a step of its idle work. */
+    private record IdleTurn() implements Task {}
 
     /** {@code maxTimeMs}: the request's, taken on its thread, for the searches of its bulk writes. */
     private record Ops(List<WriteOp> ops, OptionalLong maxTimeMs, CompletableFuture<List<WriteResult>> done)
@@ -76,6 +91,10 @@ final class Writer implements AutoCloseable {
     private final BeforeCommit beforeCommit;
     private final AfterCommit afterCommit;
     private final Runnable afterDdl;
+    private final IdleWork idle;
+    /** Writer thread only: when the last write was taken, and whether idle work failed since. */
+    private long lastTaskNanos = System.nanoTime();
+    private boolean idleFailed;
     private final int batchMax;
     private final BlockingQueue<Task> queue;
     private final Thread thread;
@@ -83,8 +102,9 @@ final class Writer implements AutoCloseable {
     private volatile boolean closing;
 
     Writer(Sql sql, int queueLength, int batchMax, OpRunner runner, BeforeCommit beforeCommit, AfterCommit afterCommit,
-           Runnable afterDdl) {
+           Runnable afterDdl, IdleWork idle) {
         this.sql = sql;
+        this.idle = idle;
         this.runner = runner;
         this.beforeCommit = beforeCommit;
         this.afterCommit = afterCommit;
@@ -148,10 +168,16 @@ final class Writer implements AutoCloseable {
     private void loop() {
         List<Ops> batch = new ArrayList<>();
         while (true) {
-            Task first = WriterQueues.next(queue, () -> closing);
+            Task first = !idleFailed && idle.due().getAsBoolean() ? nextOrIdleTurn() : WriterQueues.next(queue, () -> closing);
             if (first == null) {
                 return;
             }
+            if (first instanceof IdleTurn) {
+                runIdleStep();
+                continue;
+            }
+            lastTaskNanos = System.nanoTime();
+            idleFailed = false;
             if (first instanceof DdlTask ddl) {
                 runDdl(ddl);
                 continue;
@@ -166,6 +192,50 @@ final class Writer implements AutoCloseable {
             }
             runBatch(batch);
             batch.clear();
+        }
+    }
+
+    /** As {@link WriterQueues#next}, but an {@link IdleTurn} once no write has come for the idle work's {@code afterMs}. */
+    private Task nextOrIdleTurn() {
+        long due = lastTaskNanos + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(idle.afterMs());
+        while (true) {
+            long wait = Math.min(due - System.nanoTime(), java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50));
+            Task first;
+            try {
+                first = queue.poll(Math.max(0, wait), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                continue; // only close() ends the loop, after the queue is drained
+            }
+            if (first != null) {
+                return first;
+            }
+            if (closing && queue.isEmpty()) {
+                return null;
+            }
+            if (System.nanoTime() - due >= 0) {
+                return new IdleTurn();
+            }
+        }
+    }
+
+    private void runIdleStep() {
+        try {
+            sql.control("BEGIN IMMEDIATE");
+            try {
+                idle.step().run(sql);
+                sql.control("COMMIT");
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    sql.exec("ROLLBACK");
+                } catch (SQLException ignored) {
+                    // already rolled back
+                }
+                throw e;
+            }
+        } catch (SQLException | RuntimeException e) {
+            idleFailed = true;
+            STORAGE_FAULTS.warn("idle work failed (a trigram index's pending documents stay pending and are still found)",
+                    e.getMessage());
         }
     }
 

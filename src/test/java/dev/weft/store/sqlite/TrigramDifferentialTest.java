@@ -55,6 +55,19 @@ public class TrigramDifferentialTest {
         }
     }
 
+    /** Every write after the first index's creation left pending (the writer never idle long enough), then a bound of 50 crossed now and then. */
+    @Test
+    void regexesAnswerLikeAFullScanWhileDocumentsArePending() {
+        StoreTesting.assumeQueryImplemented();
+        try (SqliteStore store = StoreTesting.open(dir, "--trigram-pending-idle-ms", "86400000")) {
+            check(store, () -> store.lastPlan().description());
+        }
+        try (SqliteStore store = StoreTesting.open(dir.resolve("bounded"), "--trigram-pending-idle-ms", "86400000",
+                "--trigram-pending-rows", "50")) {
+            check(store, () -> store.lastPlan().description());
+        }
+    }
+
     public void check(Store store, Supplier<String> lastPlan) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         random = new Random(seed);
