@@ -225,11 +225,7 @@ final class Writer implements AutoCloseable {
                 idle.step().run(sql);
                 sql.control("COMMIT");
             } catch (SQLException | RuntimeException e) {
-                try {
-                    sql.exec("ROLLBACK");
-                } catch (SQLException ignored) {
-                    // already rolled back
-                }
+                rollbackQuietly();
                 throw e;
             }
         } catch (SQLException | RuntimeException e) {
@@ -322,12 +318,16 @@ final class Writer implements AutoCloseable {
     }
 
     private void rollbackAndFail(List<Ops> batch, Exception cause) {
+        rollbackQuietly();
+        failAll(batch, cause);
+    }
+
+    private void rollbackQuietly() {
         try {
             sql.exec("ROLLBACK");
         } catch (SQLException ignored) {
             // the transaction may already be gone
         }
-        failAll(batch, cause);
     }
 
     private static void failAll(List<Ops> batch, Exception cause) {
@@ -353,11 +353,7 @@ final class Writer implements AutoCloseable {
                 logged = beforeCommit.log(sql, events);
                 sql.exec("COMMIT");
             } catch (SQLException | RuntimeException e) {
-                try {
-                    sql.exec("ROLLBACK");
-                } catch (SQLException ignored) {
-                    // already rolled back
-                }
+                rollbackQuietly();
                 throw e;
             }
             commits.incrementAndGet();
