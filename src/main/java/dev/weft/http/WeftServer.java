@@ -19,7 +19,6 @@ import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadFactory;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -68,12 +67,14 @@ public final class WeftServer implements AutoCloseable {
     private final Sessions sessions;
 
     public WeftServer(Settings settings, Store store, Security security, Authorizer authorizer) {
-        QueuedThreadPool threads = new QueuedThreadPool(16, 4);
+        QueuedThreadPool threads = RequestThreads.pool(16, 4);
         threads.setName("weft-io");
-        // A thread per task without ThreadPerTaskExecutor's registry of live threads (a concurrent
-        // set added to and removed from on every request): nothing here ever closes or awaits it.
-        ThreadFactory requestThreadFactory = Thread.ofVirtual().name("weft-req-", 0).factory();
-        Executor requestThreads = task -> requestThreadFactory.newThread(task).start();
+        // No reserved threads: Jetty's selectors then run a non-blocking task (parsing a request
+        // and RequestPipeline.handle, which only hands it to a virtual thread unless memory
+        // answers it) on the selector thread itself, instead of waking a pool thread to take over
+        // selecting for every request (a futex wake and a context switch per request).
+        threads.setReservedThreads(0);
+        Executor requestThreads = RequestThreads.virtual();
         threads.setVirtualThreadsExecutor(requestThreads);
         server = new Server(threads);
 

@@ -55,6 +55,17 @@ public interface Dialect {
     /** How a filter's required literals are searched for in the stored JSON ({@link TextPrefilter}). */
     TextPrefilter.Dialect textPrefilter();
 
+    /**
+     * A bound row count for {@code LIMIT} or {@code OFFSET}: a bare {@code ?}, unless the
+     * database plans with the value bound there. SQLite does (it reads a bound LIMIT while
+     * planning, so every new binding expires the statement and its next run prepares it anew:
+     * about two thirds of a first page's read, bench/results/list-path-4.txt); a parameter inside
+     * an expression it leaves alone.
+     */
+    default String boundCount() {
+        return "?";
+    }
+
     /** Past this many ranges a read takes the whole table and lets the filter decide. */
     int maxRangesInOneStatement();
 

@@ -44,9 +44,12 @@ public final class EventRows {
         ps.setBytes(first + 6, e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode()));
     }
 
-    /** Up to {@code limit} events with {@code seq > after}, in seq order. */
+    /**
+     * Up to {@code limit} events with {@code seq > after}, in seq order (SQLite's table: its LIMIT
+     * is bound inside an expression, see {@link Dialect#boundCount}).
+     */
     public static List<ChangeEvent> read(SqlConnection sql, Json json, long after, int limit) throws SQLException {
-        return read(sql, json, "SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit);
+        return read(sql, json, "SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT (? + 0)", after, limit);
     }
 
     /** As {@link #read(SqlConnection, Json, long, int)}, by {@code query}: {@link #READ}'s columns, parameters after and limit. */

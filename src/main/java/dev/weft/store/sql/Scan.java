@@ -28,7 +28,8 @@ import java.util.List;
  * ({@link TextPrefilter}); the caller still evaluates the filter on every row read.
  *
  * <p>The statements are the same on every database ({@link Dialect} gives only the table of key
- * ranges and the text search): both compare row values and take {@code LIMIT ? OFFSET ?}.
+ * ranges, the text search and how a bound LIMIT is written): both compare row values and take
+ * {@code LIMIT ? OFFSET ?}.
  */
 final class Scan {
     /** Receives one row; returns false to stop reading (the row counts as read). */
@@ -83,7 +84,7 @@ final class Scan {
         while (left > 0 && range < ranges.size()) {
             KeyRange r = ranges.get(range);
             Query q = index == null ? pkQuery(r) : indexQuery(r);
-            PreparedStatement ps = sql.prepare(q.sql + " LIMIT ? OFFSET ?");
+            PreparedStatement ps = sql.prepare(q.sql + " LIMIT " + dialect.boundCount() + " OFFSET " + dialect.boundCount());
             if (dialect.fetchRows() > 0) {
                 ps.setFetchSize(dialect.fetchRows());
             }

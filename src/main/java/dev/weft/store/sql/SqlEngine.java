@@ -168,7 +168,7 @@ public final class SqlEngine {
         String table = index == null ? coll.table() : index.table();
         String column = index == null ? "id" : "key";
         PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + column + " >= ? AND "
-                + column + " <= ? LIMIT ?) s");
+                + column + " <= ? LIMIT " + dialect.boundCount() + ") s");
         return QueryPlanner.Probe.countRanges(ps, ranges, cap);
     }
 

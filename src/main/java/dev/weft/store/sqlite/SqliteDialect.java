@@ -88,6 +88,12 @@ final class SqliteDialect implements Dialect {
         return p;
     }
 
+    /** {@code (? + 0)}: SQLite prepares a statement anew at each run whose LIMIT or OFFSET is a bare bound parameter. */
+    @Override
+    public String boundCount() {
+        return "(? + 0)";
+    }
+
     @Override
     public TextPrefilter.Dialect textPrefilter() {
         return TextPrefilter.Dialect.SQLITE;
