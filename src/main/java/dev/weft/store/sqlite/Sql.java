@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import org.sqlite.ProgressHandler;
+import org.sqlite.core.Codes;
 import org.sqlite.core.CoreStatement;
 
 /**
@@ -36,6 +37,31 @@ final class Sql extends SqlConnection {
                 return deadline != 0 && System.nanoTime() - deadline > 0 ? 1 : 0;
             }
         });
+    }
+
+    /**
+     * Runs a read transaction's {@code BEGIN}, {@code COMMIT} or {@code ROLLBACK} straight through
+     * SQLite. sqlite-jdbc's execute follows each statement that ends while the connection is in
+     * autocommit mode with a check of its own (it steps a {@code BEGIN}, and when that succeeds a
+     * {@code COMMIT}, so that no transaction is left open): three more steps for every read
+     * transaction, about as much as the transaction's own statements. A reader's transactions
+     * are opened and closed here in pairs, so the check has nothing to find; the statement stays
+     * cached and usable when its step fails (sqlite-jdbc would have finalized it).
+     */
+    void readControl(String sql) throws SQLException {
+        PreparedStatement ps = prepare(sql);
+        if (!(ps instanceof CoreStatement core)) {
+            control(sql);
+            return;
+        }
+        int rc = core.pointer.safeRunInt((db, ptr) -> {
+            int step = db.step(ptr);
+            db.reset(ptr);
+            return step;
+        });
+        if (rc != Codes.SQLITE_DONE) {
+            core.conn.getDatabase().throwex(rc);
+        }
     }
 
     /** The deadline of the query this connection runs now; null: none. */

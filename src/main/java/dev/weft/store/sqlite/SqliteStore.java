@@ -288,7 +288,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 return null;
             }
             try {
-                sql.control("BEGIN");
+                sql.readControl("BEGIN");
                 try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
                     rs.next();
                 }
@@ -332,14 +332,14 @@ public final class SqliteStore extends SqlStore implements EventLog {
             sql.limit(time);
             try {
                 if (snapshot) {
-                    sql.control("BEGIN");
+                    sql.readControl("BEGIN");
                     try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
                         rs.next();
                     }
                 }
                 T result = fn.apply(sql);
                 if (snapshot) {
-                    sql.control("COMMIT");
+                    sql.readControl("COMMIT");
                 }
                 return result;
             } catch (SQLException e) {
@@ -366,7 +366,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private static void rollback(Sql sql, boolean snapshot) {
         if (snapshot) {
             try {
-                sql.control("ROLLBACK");
+                sql.readControl("ROLLBACK");
             } catch (SQLException ignored) {
                 // no transaction left
             }
