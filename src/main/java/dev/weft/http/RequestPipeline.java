@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * request is observed once in {@link Metrics}.
  *
  * <p>Threads: Jetty calls {@link #handle} on the thread that parsed the request (a selector
- * thread; this handler declares itself non-blocking). There, a GET that memory alone can answer
+ * thread, as this handler declares itself non-blocking, or the virtual thread that answered the
+ * connection's previous request, see {@link RequestThreads}). There, a GET that memory alone can answer
  * (principal from the credential cache, permission from the compiled rules, response from the
  * {@link ResultCache}) is answered at once; handing a request to a new virtual thread costs about
  * as much CPU as Jetty's whole request handling (docs/decisions/0001). Every other request, and
