@@ -134,14 +134,23 @@ final class PgEventLog implements EventLog {
      * wide event rows ({@code weft_events}, written once), the ids of those not yet numbered
      * ({@code weft_event_pending}) and the numbering ({@code weft_event_seqs}). A log of an earlier
      * version, whose sequencer wrote the seq into the event row, is converted first.
+     *
+     * <p>A schema stamped older than {@link PgSchema#VERSION} (or not at all) is converted with the
+     * event rows locked (ACCESS EXCLUSIVE, until the schema transaction commits): the writes in
+     * flight on nodes of any version commit first and are converted with the rest, and after the
+     * commit an older node's writes fail on the event rows' version check ({@link PgSchema}).
      */
-    static void createSchema(Statement s) throws SQLException {
+    static void createSchema(Statement s, int stamped) throws SQLException {
         s.execute("CREATE TABLE IF NOT EXISTS weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                 + " at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
                 + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_pending(id bigint PRIMARY KEY)");
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_seqs(seq bigint PRIMARY KEY, id bigint NOT NULL UNIQUE)");
-        moveSeqsOutOfEventRows(s);
+        if (stamped < PgSchema.VERSION) {
+            s.execute("LOCK TABLE weft_events IN ACCESS EXCLUSIVE MODE");
+            moveSeqsOutOfEventRows(s);
+            PgSchema.guardEventRows(s);
+        }
         s.execute("CREATE INDEX IF NOT EXISTS weft_events_drops_by_id ON weft_events(db, coll, id) WHERE op = " + DROP);
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
         s.execute("INSERT INTO weft_event_log(name, value) VALUES ('seq', 0), ('floor', 0) ON CONFLICT DO NOTHING");
@@ -150,8 +159,8 @@ final class PgEventLog implements EventLog {
     /**
      * Schema of Weft before 2026-11-27: {@code weft_events.seq}, set by the sequencer's UPDATE of
      * the event row. Its seqs become rows of {@code weft_event_seqs}, its unnumbered events
-     * pending ones, and the column (with its indexes) is dropped. Every node of the database must
-     * run the new version: an older node's sequencer fails on the missing column.
+     * pending ones, and the column (with its indexes) is dropped. An older node's sequencer and
+     * reader then fail on the missing column, its writers on the event rows' version check.
      */
     private static void moveSeqsOutOfEventRows(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
@@ -206,8 +215,8 @@ final class PgEventLog implements EventLog {
             pres[i] = e.previousDocument();
             upds[i] = e.updateDescription() == null ? null : json.bytes(e.updateDescription().toNode());
         }
-        PgPipeline.run(sql, "WITH e AS (INSERT INTO weft_events(at, " + EventRows.WRITTEN + ") SELECT " + DB_NOW_MS + ", "
-                + EventRows.WRITTEN + " FROM unnest(?::text[], ?::text[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
+        PgPipeline.run(sql, "WITH e AS (INSERT INTO weft_events(at, " + PgSchema.EVENT_ROW_COLUMN + ", " + EventRows.WRITTEN
+                + ") SELECT " + DB_NOW_MS + ", " + PgSchema.VERSION + ", " + EventRows.WRITTEN + " FROM unnest(?::text[], ?::text[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
                 + " WITH ORDINALITY AS e(" + EventRows.WRITTEN + ", n) ORDER BY n RETURNING id)"
                 + " INSERT INTO weft_event_pending(id) SELECT id FROM e", (ps, i) -> {
                     Connection c = ps.getConnection();

@@ -257,6 +257,7 @@ class PgEventsTest {
                         e -> assertThat(e.status()).isEqualTo(410));
                 assertThat(PgTesting.number("SELECT count(*) FROM information_schema.columns WHERE table_schema = '" + old
                         + "' AND table_name = 'weft_events' AND column_name = 'seq'")).isZero();
+                assertThat(PgTesting.number("SELECT version FROM " + old + ".weft_schema")).isEqualTo(PgSchema.VERSION);
             } finally {
                 upgraded.close();
             }
