@@ -33,7 +33,16 @@ final class PgSchema {
     /** The check that refuses event rows of any other version than the current one. */
     static final String EVENT_ROW_CHECK = "weft_events_of_current_schema";
 
+    /** What a write of this node is answered when a newer Weft has converted the schema since it opened. */
+    static final String OLDER_NODE = "this Weft node is older than its PostgreSQL schema, which a newer Weft has upgraded"
+            + " since this node started: upgrade this node";
+
     private PgSchema() {}
+
+    /** Whether {@code e} is the event rows' check refusing this node's version (see {@link #guardEventRows}). */
+    static boolean refusedAsOlder(SQLException e) {
+        return "23514".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(EVENT_ROW_CHECK);
+    }
 
     /**
      * The stamped version of the schema {@code s} is on (0 when unstamped: new, or of version 1

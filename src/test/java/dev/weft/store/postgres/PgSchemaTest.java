@@ -108,6 +108,27 @@ class PgSchemaTest {
         }
     }
 
+    /** A running node whose schema a newer Weft converts since: its writes are refused, saying why. */
+    @Test
+    void aNodeRunningWhenANewerWeftConvertsTheSchemaHasItsWritesRefusedSayingWhy() {
+        PostgresStore node = PgStores.open(schema);
+        try {
+            node.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            node.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            // what a newer Weft's conversion does when its writers write differently
+            PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
+                    + PgSchema.EVENT_ROW_CHECK + " CHECK (" + PgSchema.EVENT_ROW_COLUMN + " = " + (PgSchema.VERSION + 1) + ") NOT VALID");
+            WriteOp insert = new WriteOp.InsertMany(NS, List.of((tools.jackson.databind.node.ObjectNode) JSON.parse("{\"_id\":1}", "d")));
+            assertThatThrownBy(() -> node.write(insert)).isInstanceOfSatisfying(WeftException.class, e -> {
+                assertThat(e.status()).isEqualTo(503);
+                assertThat(e.getMessage()).isEqualTo(PgSchema.OLDER_NODE);
+            });
+            assertThat(node.get(NS, JSON.parse("1", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+        } finally {
+            node.close();
+        }
+    }
+
     /**
      * A node of version 1 still writing while a new node converts: its write in flight holds the
      * conversion back until it commits, and its event is converted and numbered with the rest;
