@@ -49,9 +49,23 @@ final class Sql extends SqlConnection {
      * cached and usable when its step fails (sqlite-jdbc would have finalized it).
      */
     void readControl(String sql) throws SQLException {
+        stepOnce(sql, Codes.SQLITE_DONE);
+    }
+
+    /**
+     * Inside a read transaction just begun, makes SQLite take its snapshot now (a deferred BEGIN
+     * takes it at the first read): one step of a read of a small table, without the result set
+     * (and its column names) sqlite-jdbc would make for it. The snapshot stays until COMMIT.
+     */
+    void pinSnapshot() throws SQLException {
+        stepOnce("SELECT count(*) FROM weft_dbs", Codes.SQLITE_ROW);
+    }
+
+    /** One step of a cached parameterless statement, then its reset; fails unless the step answered {@code expected}. */
+    private void stepOnce(String sql, int expected) throws SQLException {
         PreparedStatement ps = prepare(sql);
         if (!(ps instanceof CoreStatement core)) {
-            control(sql);
+            ps.execute();
             return;
         }
         int rc = core.pointer.safeRunInt((db, ptr) -> {
@@ -59,7 +73,7 @@ final class Sql extends SqlConnection {
             db.reset(ptr);
             return step;
         });
-        if (rc != Codes.SQLITE_DONE) {
+        if (rc != expected) {
             core.conn.getDatabase().throwex(rc);
         }
     }

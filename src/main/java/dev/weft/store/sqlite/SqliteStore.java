@@ -30,7 +30,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -289,9 +288,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
             }
             try {
                 sql.readControl("BEGIN");
-                try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
-                    rs.next();
-                }
+                sql.pinSnapshot();
             } catch (SQLException e) {
                 rollback(sql, true);
                 scanHelpers.add(sql);
@@ -333,9 +330,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
             try {
                 if (snapshot) {
                     sql.readControl("BEGIN");
-                    try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
-                        rs.next();
-                    }
+                    sql.pinSnapshot();
                 }
                 T result = fn.apply(sql);
                 if (snapshot) {
