@@ -350,10 +350,10 @@ public final class SqliteStore extends SqlStore implements EventLog {
             } catch (PendingPostings.Lagging e) {
                 sql.limit(null);
                 rollback(sql, snapshot);
-                if (lagging != null) {
+                if (e.table().equals(lagging)) {
                     throw new IllegalStateException("text index " + e.table() + " still holds pending documents after moving them");
                 }
-                lagging = e.table();
+                lagging = e.table(); // another table: the index was made again meanwhile
             } catch (SQLException e) {
                 sql.limit(null);
                 rollback(sql, snapshot);
