@@ -49,11 +49,6 @@ public final class StoredFields {
         }
     }
 
-    /** How many names it looks for. */
-    public int size() {
-        return names.length;
-    }
-
     /** A reader of these fields, for one thread (it keeps where the last document's fields were). */
     public Reader reader() {
         return new Reader();
