@@ -57,14 +57,10 @@ public final class TopK {
     }
 
     /**
-     * Whether a row whose sort key is {@code key} may still enter (false: it would be dropped
-     * whatever its filter says), for a key of {@link #keys}.
+     * Whether a row whose sort key is {@code key[0, length)} may still enter (false: it would be
+     * dropped whatever its filter says), for a key of {@link #keys} (read into a reused buffer:
+     * {@link SortKeys.Scratch}).
      */
-    public boolean wants(byte[] key) {
-        return wants(key, key.length);
-    }
-
-    /** {@link #wants(byte[])} for the key {@code key[0, length)} (a reused buffer: {@link SortKeys.Scratch}). */
     public boolean wants(byte[] key, int length) {
         if (worstFirst.size() < keep) {
             return true;
