@@ -35,8 +35,10 @@ public final class Main {
         Store store;
         try {
             store = Stores.open(settings);
-        } catch (WeftException e) {
-            System.err.println("weft: cannot open the store: " + e.getMessage());
+        } catch (WeftException | IllegalStateException e) {
+            // a start-up fault the user must fix (a data folder that cannot be made, a database
+            // that refuses): one line, never a stack trace
+            System.err.println("weft: cannot open the store: " + withCause(e));
             System.exit(1);
             return;
         }
@@ -55,6 +57,16 @@ public final class Main {
         LOG.info("weft listening on http://{}:{} (data {})", settings.bind(), server.port(), settings.data().toAbsolutePath());
         server.tlsPort().ifPresent(port -> LOG.info("weft listening on https://{}:{}", settings.bind(), port));
         Thread.currentThread().join();
+    }
+
+    /**
+     * The message, and for a file-system cause its kind: such messages are only the path
+     * ({@code NoSuchFileException: /x}), which says nothing of what went wrong.
+     */
+    static String withCause(Exception e) {
+        return e.getCause() instanceof java.io.IOException io
+                ? e.getMessage() + " (" + io.getClass().getSimpleName() + ")"
+                : e.getMessage();
     }
 
     /**

@@ -35,15 +35,7 @@ public final class WeftProcess implements AutoCloseable {
 
     /** With {@code env} added to the process environment (a lower bcrypt cost is always added). */
     public WeftProcess(Path data, java.util.Map<String, String> env, String... settings) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "--port", "0", "--data", data.toString()));
-        command.addAll(List.of(settings));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("WEFT_BCRYPT_COST", "4");
-        builder.environment().putAll(env);
-        process = builder.start();
+        process = builder(data, env, settings).start();
         CompletableFuture<Integer> listening = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -61,6 +53,38 @@ public final class WeftProcess implements AutoCloseable {
             listening.completeExceptionally(new IllegalStateException("weft exited before listening:\n" + log));
         });
         port = listening.get(60, TimeUnit.SECONDS);
+    }
+
+    private static ProcessBuilder builder(Path data, java.util.Map<String, String> env, String... settings) {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--port", "0", "--data", data.toString()));
+        command.addAll(List.of(settings));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("WEFT_BCRYPT_COST", "4");
+        builder.environment().putAll(env);
+        return builder;
+    }
+
+    /** How a start that was to fail ended: the exit code and everything Weft printed. */
+    public record Exited(int code, String log) {}
+
+    /** Runs Weft until it exits by itself (at most 60 s), for starts that must be refused. */
+    public static Exited runToExit(Path data, String... settings) throws Exception {
+        Process p = builder(data, java.util.Map.of("WEFT_ADMIN_PASSWORD", ADMIN_PASSWORD), settings).start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try (var in = p.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "";
+            }
+        });
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("weft did not exit within 60 s:\n" + output.getNow(""));
+        }
+        return new Exited(p.exitValue(), output.get(10, TimeUnit.SECONDS));
     }
 
     public int port() {

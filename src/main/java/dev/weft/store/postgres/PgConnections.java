@@ -19,6 +19,10 @@ import java.util.Properties;
  *     socket ({@code socketTimeout}), which also catches a server that vanished without closing
  *     the connection.</li>
  * </ul>
+ * JIT compilation is off for the session: Weft's statements run in milliseconds, and a generic
+ * plan's cost, from row estimates that are guesses for its parameters, can pass
+ * {@code jit_above_cost} and compile for longer than the statement runs (the event reader's
+ * statement: 1 ms to run, 60-80 ms to compile; decision record 0003, reads of 2026-11-27).
  * Recovery needs nothing of Weft: HikariCP validates a connection that has been idle before
  * handing it out, drops broken ones, and keeps opening new ones while requests wait.
  */
@@ -67,7 +71,7 @@ final class PgConnections {
         p.setProperty("connectTimeout", Long.toString(connectS));
         p.setProperty("loginTimeout", Long.toString(connectS));
         p.setProperty("socketTimeout", Long.toString(seconds(settings.pgStatementTimeoutMs()) + connectS));
-        p.setProperty("options", "-c statement_timeout=" + settings.pgStatementTimeoutMs());
+        p.setProperty("options", "-c statement_timeout=" + settings.pgStatementTimeoutMs() + " -c jit=off");
         return p;
     }
 

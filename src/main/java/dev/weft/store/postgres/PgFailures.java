@@ -25,6 +25,9 @@ final class PgFailures {
     static WeftException unavailable(String what, SQLException e) {
         OUTAGES.warn(what, e.getMessage());
         String state = String.valueOf(e.getSQLState());
+        if (PgSchema.refusedAsOlder(e)) {
+            return new WeftException(503, PgSchema.OLDER_NODE);
+        }
         if (state.startsWith("22") || state.startsWith("54")) {
             return WeftException.badRequest("PostgreSQL cannot store or compare a value of this request (SQLSTATE "
                     + state + ")");

@@ -5,6 +5,7 @@ import dev.weft.core.Durability;
 import dev.weft.core.Json;
 import dev.weft.core.ReadMode;
 import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
 import dev.weft.query.Filter;
 import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
@@ -98,7 +99,10 @@ public final class PostgresStore extends SqlStore {
             }
             channel = "weft_" + schema.replaceAll("[^A-Za-z0-9_]", "_");
             lockKey = 0x5745_4654_0000_0000L ^ schema.hashCode();
-            createSchema(c);
+            createSchema(c, url.jdbc());
+        } catch (WeftException e) { // a schema newer than this node: the reason is the whole message
+            pool.close();
+            throw e;
         } catch (SQLException e) {
             pool.close();
             throw new IllegalStateException("cannot open the PostgreSQL store at " + url.jdbc() + ": " + e.getMessage(), e);
@@ -143,22 +147,30 @@ public final class PostgresStore extends SqlStore {
         return events;
     }
 
-    private void createSchema(Connection c) throws SQLException {
+    /**
+     * Creates or converts Weft's tables in one transaction under the schema lock, and stamps their
+     * version ({@link PgSchema}) in it when it changed; refuses a schema newer than this node.
+     */
+    private void createSchema(Connection c, String where) throws SQLException {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
             s.execute("SELECT pg_advisory_xact_lock(" + lockKey + ")");
+            int stamped = PgSchema.check(s, where);
             s.execute("CREATE TABLE IF NOT EXISTS weft_dbs(name text PRIMARY KEY, props bytea NOT NULL, etag text NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS weft_colls(id bigserial PRIMARY KEY, db text NOT NULL, name text NOT NULL,"
                     + " props bytea NOT NULL, etag text NOT NULL, gen bigint NOT NULL DEFAULT 0, UNIQUE(db, name))");
             s.execute("CREATE TABLE IF NOT EXISTS weft_indexes(id bigserial PRIMARY KEY, coll bigint NOT NULL,"
                     + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
                     + " UNIQUE(coll, name))");
-            PgEventLog.createSchema(s);
+            PgEventLog.createSchema(s, stamped);
             PgWrites.createSchema(s);
             ((PostgresDialect) engine.dialect()).installTrigrams(s);
             engine.rebuildOldTextIndexes(new dev.weft.store.sql.SqlConnection(c), Catalog.load(c, json));
+            if (stamped < PgSchema.VERSION) {
+                PgSchema.stamp(s);
+            }
             c.commit();
-        } catch (SQLException e) {
+        } catch (SQLException | RuntimeException e) {
             c.rollback();
             throw e;
         } finally {

@@ -129,6 +129,69 @@ class PgEventsTest {
         assertThat(onB).extracting(ChangeEvent::seq).containsExactly(start + 1, start + 2);
     }
 
+    /**
+     * The reader reads the event rows by groups of ids (PgEventLog.SEQS_AFTER), a range scan for
+     * each whole group instead of one join probe per seq: every window of the log read through it
+     * equals the plain join of seq rows and event rows, on a log with late commits, rolled-back
+     * ids, two nodes, and groups that are not whole (one id - seq on both sides of a late event).
+     */
+    @Test
+    void readingByGroupsOfIdsGivesThePlainJoinsEventsForEveryWindow() throws Exception {
+        long start = log(a).last();
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
+        long written = 0;
+        for (int round = 0; round < 3; round++) {
+            try (java.sql.Connection late = PgConnections.connect(PgUrl.parse(settings.store()), settings);
+                 java.sql.Connection undone = PgConnections.connect(PgUrl.parse(settings.store()), settings)) {
+                late.setAutoCommit(false);
+                undone.setAutoCommit(false);
+                ((PgEventLog) log(a)).append(new dev.weft.store.sql.SqlConnection(late), List.of(event("late" + round)));
+                for (int i = 0; i < 3; i++) {
+                    insert(i % 2 == 0 ? a : b, "{\"_id\":\"r" + round + "-" + i + "\"}");
+                }
+                long before = start + (written += 3);
+                waitFor(() -> log(a).last() == before);
+                late.commit(); // a smaller id than the inserts', numbered after them
+                long after = start + ++written;
+                waitFor(() -> log(a).last() == after);
+                ((PgEventLog) log(a)).append(new dev.weft.store.sql.SqlConnection(undone), List.of(event("undone" + round)));
+                undone.rollback(); // its id is never used
+                for (int i = 3; i < 6; i++) {
+                    insert(i % 2 == 0 ? a : b, "{\"_id\":\"r" + round + "-" + i + "\"}");
+                }
+                written += 3;
+            }
+        }
+        long top = start + written;
+        waitFor(() -> log(a).last() == top && log(b).last() == top);
+        assertThat(PgTesting.number("SELECT count(*) FROM (SELECT count(*) = max(id) - min(id) + 1 AS whole FROM "
+                + nodes.schema() + ".weft_event_seqs WHERE seq > " + start + " GROUP BY id - seq) g WHERE NOT whole"))
+                .as("groups that are not whole").isPositive();
+        List<String> reference = new ArrayList<>(); // the plain join, in seq order
+        try (java.sql.Connection c = PgConnections.connect(PgUrl.parse(settings.store()), settings);
+             java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT s.seq, e.key FROM weft_event_seqs s"
+                     + " JOIN weft_events e ON e.id = s.id WHERE s.seq > " + start + " ORDER BY s.seq")) {
+            while (rs.next()) {
+                reference.add(rs.getLong(1) + ":" + new String(rs.getBytes(2), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        assertThat(reference).hasSize((int) written);
+        for (long after = start; after <= top; after++) {
+            for (int limit : new int[] {1, 2, 5, 512}) {
+                List<String> read = log(b).after(after, limit).stream()
+                        .map(e -> e.seq() + ":" + new String(JSON.bytes(e.documentKey()), java.nio.charset.StandardCharsets.UTF_8)).toList();
+                int from = (int) (after - start);
+                assertThat(read).as("after %d, limit %d", after, limit)
+                        .isEqualTo(reference.subList(from, Math.min(reference.size(), from + limit)));
+            }
+        }
+    }
+
+    private static ChangeEvent event(String id) {
+        return new ChangeEvent(NS, ChangeEvent.Operation.INSERT, JSON.parse("\"" + id + "\"", "id"),
+                JSON.bytes(obj("{\"_id\":\"" + id + "\"}")), null, null);
+    }
+
     @Test
     void aNodeSkipsItsOwnWriteNotificationsAndHearsTheOtherNodes() throws Exception {
         long skippedA = a.pgCatalog().ownWriteNotificationsSkipped();
@@ -257,6 +320,7 @@ class PgEventsTest {
                         e -> assertThat(e.status()).isEqualTo(410));
                 assertThat(PgTesting.number("SELECT count(*) FROM information_schema.columns WHERE table_schema = '" + old
                         + "' AND table_name = 'weft_events' AND column_name = 'seq'")).isZero();
+                assertThat(PgTesting.number("SELECT version FROM " + old + ".weft_schema")).isEqualTo(PgSchema.VERSION);
             } finally {
                 upgraded.close();
             }

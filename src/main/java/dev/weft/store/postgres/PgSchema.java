@@ -1,0 +1,102 @@
+package dev.weft.store.postgres;
+
+import dev.weft.core.WeftException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+
+/**
+ * The version of Weft's tables in a PostgreSQL schema, stamped in the schema itself: table
+ * {@code weft_schema}, one row (the layout {@code version}, the Weft version that last upgraded
+ * it, and when), written in the store's schema transaction, under its advisory lock and together
+ * with any conversion, so a stamp never names a layout the tables do not have.
+ *
+ * <p>Versions: 1, the event seq in the event row (before 2026-11-27); 2, the seq in narrow
+ * {@code weft_event_seqs} rows; 3, as 2 with this stamp and every event row carrying the schema
+ * version its writer wrote it for ({@link #EVENT_ROW_COLUMN}). Versions 1 and 2 have no stamp.
+ *
+ * <p>Invariants: a node never opens a schema stamped newer than {@link #VERSION} (it refuses to
+ * start, naming both versions); and once a schema is converted, a node of an older version
+ * still running on it cannot log an event: the event rows' column {@link #EVENT_ROW_COLUMN} is
+ * {@code NOT NULL} with no default and checked against the current version (constraint
+ * {@link #EVENT_ROW_CHECK}), so an older writer's insert fails (the column unknown to it, or its
+ * own version refused) and its write is rolled back, never acknowledged with an event no stream
+ * will deliver. A conversion that does not change what writers write may keep the check as it is.
+ */
+final class PgSchema {
+    /** The layout this Weft writes. */
+    static final int VERSION = 3;
+    /** The column of {@code weft_events} each writer fills with the version it writes for. */
+    static final String EVENT_ROW_COLUMN = "schema_version";
+    /** The check that refuses event rows of any other version than the current one. */
+    static final String EVENT_ROW_CHECK = "weft_events_of_current_schema";
+
+    /** What a write of this node is answered when a newer Weft has converted the schema since it opened. */
+    static final String OLDER_NODE = "this Weft node is older than its PostgreSQL schema, which a newer Weft has upgraded"
+            + " since this node started: upgrade this node";
+
+    private PgSchema() {}
+
+    /** Whether {@code e} is the event rows' check refusing this node's version (see {@link #guardEventRows}). */
+    static boolean refusedAsOlder(SQLException e) {
+        return "23514".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(EVENT_ROW_CHECK);
+    }
+
+    /**
+     * The stamped version of the schema {@code s} is on (0 when unstamped: new, or of version 1
+     * or 2), read inside the schema transaction; a version newer than {@link #VERSION} is refused.
+     *
+     * @param where names the database in the refusal
+     */
+    static int check(Statement s, String where) throws SQLException {
+        s.execute("CREATE TABLE IF NOT EXISTS weft_schema(one boolean PRIMARY KEY DEFAULT true CHECK (one),"
+                + " version integer NOT NULL, weft text NOT NULL, upgraded_at timestamptz NOT NULL DEFAULT now())");
+        try (ResultSet rs = s.executeQuery("SELECT version, weft FROM weft_schema")) {
+            if (!rs.next()) {
+                return 0;
+            }
+            int found = rs.getInt(1);
+            if (found > VERSION) {
+                throw tooNew(where, found, rs.getString(2));
+            }
+            return found;
+        }
+    }
+
+    /** Stamps the schema with {@link #VERSION} and this Weft's version (in the schema transaction). */
+    static void stamp(Statement s) throws SQLException {
+        try (PreparedStatement ps = s.getConnection().prepareStatement("INSERT INTO weft_schema(version, weft) VALUES (?, ?)"
+                + " ON CONFLICT (one) DO UPDATE SET version = excluded.version, weft = excluded.weft, upgraded_at = now()")) {
+            ps.setInt(1, VERSION);
+            ps.setString(2, weftVersion());
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Makes the event rows refuse writers of any other version: adds {@link #EVENT_ROW_COLUMN}
+     * to a table of an earlier version (the existing rows take the current version, without a
+     * rewrite) and replaces {@link #EVENT_ROW_CHECK}, {@code NOT VALID} so the old rows are not
+     * scanned. The caller holds the table's EXCLUSIVE lock.
+     */
+    static void guardEventRows(Statement s) throws SQLException {
+        s.execute("ALTER TABLE weft_events ADD COLUMN IF NOT EXISTS " + EVENT_ROW_COLUMN + " smallint NOT NULL DEFAULT " + VERSION);
+        s.execute("ALTER TABLE weft_events ALTER COLUMN " + EVENT_ROW_COLUMN + " DROP DEFAULT");
+        s.execute("ALTER TABLE weft_events DROP CONSTRAINT IF EXISTS " + EVENT_ROW_CHECK);
+        s.execute("ALTER TABLE weft_events ADD CONSTRAINT " + EVENT_ROW_CHECK + " CHECK (" + EVENT_ROW_COLUMN + " = " + VERSION
+                + ") NOT VALID");
+    }
+
+    /** This Weft's version, from its jar's manifest ("development build" when run from classes). */
+    static String weftVersion() {
+        return Optional.ofNullable(PgSchema.class.getPackage().getImplementationVersion()).orElse("development build");
+    }
+
+    private static WeftException tooNew(String where, int found, String byWeft) {
+        return new WeftException(503, "the PostgreSQL schema at " + where + " has Weft schema version " + found
+                + " (upgraded by Weft " + byWeft + "), newer than this Weft (" + weftVersion() + ", schema version " + VERSION
+                + ") understands: upgrade this node to Weft " + byWeft + " or later");
+    }
+}

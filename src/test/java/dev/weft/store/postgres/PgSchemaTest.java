@@ -1,0 +1,184 @@
+package dev.weft.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.core.Json;
+import dev.weft.core.Settings;
+import dev.weft.core.WeftException;
+import dev.weft.store.ChangeEvent;
+import dev.weft.store.Namespace;
+import dev.weft.store.WriteOp;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The schema version stamp ({@link PgSchema}): a new schema is stamped, a schema stamped newer
+ * than this node is refused before anything in it changes, an unstamped schema of an earlier
+ * layout is converted and stamped, and a writer of an earlier version cannot log an event once
+ * the schema is converted (nor slip one past the conversion).
+ */
+class PgSchemaTest {
+    private static final Namespace NS = new Namespace("sv", "docs");
+    private static final Json JSON = Json.standard();
+    private static final String NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+    /** The event insert of the Weft before the stamp (schema version 2): no version column. */
+    private static final String VERSION_2_APPEND = "WITH e AS (INSERT INTO weft_events(at, db, coll, op, key, doc)"
+            + " VALUES (" + NOW_MS + ", 'sv', 'docs', 0, '\\x226122'::bytea, '\\x7b7d'::bytea) RETURNING id)"
+            + " INSERT INTO weft_event_pending(id) SELECT id FROM e";
+    /** The event insert of the Weft before 2026-11-27 (schema version 1): the sequencer numbered the row later. */
+    private static final String VERSION_1_APPEND = "INSERT INTO weft_events(at, db, coll, op, key, doc)"
+            + " VALUES (" + NOW_MS + ", 'sv', 'docs', 0, '\\x226f6c6422'::bytea, '\\x7b7d'::bytea)";
+
+    private String schema;
+
+    @BeforeEach
+    void fresh() {
+        schema = PgTesting.freshSchema();
+    }
+
+    @AfterEach
+    void drop() {
+        PgTesting.dropSchema(schema);
+    }
+
+    @Test
+    void aNewSchemaIsStampedWithThisVersionAndOpensAgainAsItIs() throws Exception {
+        PgStores.open(schema).close();
+        assertThat(PgTesting.number("SELECT version FROM " + schema + ".weft_schema")).isEqualTo(PgSchema.VERSION);
+        assertThat(PgTesting.number("SELECT count(*) FROM " + schema + ".weft_schema WHERE weft = '" + PgSchema.weftVersion() + "'"))
+                .isEqualTo(1);
+        long stampedAt = PgTesting.number("SELECT (extract(epoch from upgraded_at) * 1e6)::bigint FROM " + schema + ".weft_schema");
+        PostgresStore again = PgStores.open(schema);
+        try {
+            again.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            again.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            assertThat(again.write(new WriteOp.InsertMany(NS, List.of((tools.jackson.databind.node.ObjectNode) JSON.parse("{\"_id\":1}", "d"))))
+                    .ok()).isTrue();
+            waitFor(() -> again.eventLog().last() == 1);
+            assertThat(again.eventLog().after(0, 10)).extracting(ChangeEvent::operation).containsExactly(ChangeEvent.Operation.INSERT);
+        } finally {
+            again.close();
+        }
+        assertThat(PgTesting.number("SELECT (extract(epoch from upgraded_at) * 1e6)::bigint FROM " + schema + ".weft_schema"))
+                .as("the same version is not stamped again").isEqualTo(stampedAt);
+    }
+
+    @Test
+    void aSchemaStampedNewerThanThisNodeIsRefusedNamingBothVersionsAndLeftAsItIs() {
+        PgTesting.admin("CREATE TABLE " + schema + ".weft_schema(one boolean PRIMARY KEY DEFAULT true CHECK (one),"
+                + " version integer NOT NULL, weft text NOT NULL, upgraded_at timestamptz NOT NULL DEFAULT now())");
+        PgTesting.admin("INSERT INTO " + schema + ".weft_schema(version, weft) VALUES (" + (PgSchema.VERSION + 1) + ", '9.9.9')");
+        assertThatThrownBy(() -> PgStores.open(schema)).isInstanceOfSatisfying(WeftException.class, e -> {
+            assertThat(e.getMessage()).contains("schema version " + (PgSchema.VERSION + 1)).contains("Weft 9.9.9")
+                    .contains("schema version " + PgSchema.VERSION).contains(PgSchema.weftVersion())
+                    .contains("upgrade this node").contains(schema).doesNotContain("\n");
+        });
+        assertThat(PgTesting.number("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + schema
+                + "' AND table_name LIKE 'weft_%'")).as("nothing created beside the stamp").isEqualTo(1);
+        assertThat(PgTesting.number("SELECT version FROM " + schema + ".weft_schema")).isEqualTo(PgSchema.VERSION + 1);
+    }
+
+    @Test
+    void anUnstampedSchemaOfTheLayoutBeforeTheStampIsStampedAndItsOldWritersFailLoudly() throws Exception {
+        PgStores.open(schema).close();
+        unstamp(schema); // what a node of version 2 left: the same tables, no stamp, no version column
+        PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND); // such a node could log events
+        PostgresStore upgraded = PgStores.open(schema);
+        try {
+            waitFor(() -> upgraded.eventLog().last() == 1);
+            assertThat(PgTesting.number("SELECT version FROM " + schema + ".weft_schema")).isEqualTo(PgSchema.VERSION);
+            assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND))
+                    .hasMessageContaining(PgSchema.EVENT_ROW_COLUMN).hasMessageContaining("not-null");
+            assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
+                    "at, " + PgSchema.EVENT_ROW_COLUMN + ", db").replace("VALUES (" + NOW_MS, "VALUES (" + NOW_MS + ", " + (PgSchema.VERSION - 1))))
+                    .as("a writer that knows the column but writes another version").hasMessageContaining(PgSchema.EVENT_ROW_CHECK);
+            assertThat(upgraded.eventLog().after(0, 10)).hasSize(1);
+        } finally {
+            upgraded.close();
+        }
+    }
+
+    /** A running node whose schema a newer Weft converts since: its writes are refused, saying why. */
+    @Test
+    void aNodeRunningWhenANewerWeftConvertsTheSchemaHasItsWritesRefusedSayingWhy() {
+        PostgresStore node = PgStores.open(schema);
+        try {
+            node.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            node.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            // what a newer Weft's conversion does when its writers write differently
+            PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
+                    + PgSchema.EVENT_ROW_CHECK + " CHECK (" + PgSchema.EVENT_ROW_COLUMN + " = " + (PgSchema.VERSION + 1) + ") NOT VALID");
+            WriteOp insert = new WriteOp.InsertMany(NS, List.of((tools.jackson.databind.node.ObjectNode) JSON.parse("{\"_id\":1}", "d")));
+            assertThatThrownBy(() -> node.write(insert)).isInstanceOfSatisfying(WeftException.class, e -> {
+                assertThat(e.status()).isEqualTo(503);
+                assertThat(e.getMessage()).isEqualTo(PgSchema.OLDER_NODE);
+            });
+            assertThat(node.get(NS, JSON.parse("1", "id"), dev.weft.core.ReadMode.SINGLE)).isEmpty();
+        } finally {
+            node.close();
+        }
+    }
+
+    /**
+     * A node of version 1 still writing while a new node converts: its write in flight holds the
+     * conversion back until it commits, and its event is converted and numbered with the rest;
+     * its next write fails.
+     */
+    @Test
+    void aWriteInFlightOnAnOldNodeIsWaitedForAndConvertedTheNextOneFails() throws Exception {
+        createVersion1Log(schema);
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(schema)}, Map.of());
+        try (Connection old = PgConnections.connect(PgUrl.parse(settings.store()), settings); Statement s = old.createStatement()) {
+            old.setAutoCommit(false);
+            s.execute(VERSION_1_APPEND);
+            CompletableFuture<PostgresStore> opening = CompletableFuture.supplyAsync(() -> PgStores.open(schema));
+            waitFor(() -> PgTesting.number("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                    + " WHERE c.relname = 'weft_events' AND l.mode = 'AccessExclusiveLock' AND NOT l.granted") == 1);
+            old.commit();
+            PostgresStore upgraded = opening.get();
+            try {
+                waitFor(() -> upgraded.eventLog().last() == 1);
+                assertThat(upgraded.eventLog().after(0, 10)).extracting(e -> e.documentKey().asString()).containsExactly("old");
+                assertThatThrownBy(() -> {
+                    s.execute(VERSION_1_APPEND);
+                    old.commit();
+                }).isInstanceOf(SQLException.class).hasMessageContaining(PgSchema.EVENT_ROW_COLUMN);
+                old.rollback();
+            } finally {
+                upgraded.close();
+            }
+        }
+    }
+
+    /** Drops what the stamp added, leaving the layout of version 2. */
+    private static void unstamp(String schema) {
+        PgTesting.admin("DROP TABLE " + schema + ".weft_schema");
+        PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP COLUMN " + PgSchema.EVENT_ROW_COLUMN);
+    }
+
+    /** The event log of version 1 (the seq in the event row), empty. */
+    static void createVersion1Log(String schema) {
+        PgTesting.admin("CREATE TABLE " + schema + ".weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                + " seq bigint UNIQUE, at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
+                + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+        PgTesting.admin("CREATE TABLE " + schema + ".weft_event_log(name text PRIMARY KEY, value bigint NOT NULL)");
+        PgTesting.admin("INSERT INTO " + schema + ".weft_event_log VALUES ('seq', 0), ('floor', 0)");
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 1000 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
+    }
+}
