@@ -95,11 +95,7 @@ class TrigramPendingHttpTest {
     @Test
     void underAReadFilterPendingDocumentsAreSeenOnlyAsTheRuleAllows() throws Exception {
         try (TestServer server = new TestServer("--trigram-pending-idle-ms", KEEP_PENDING)) {
-            AuthorizationMatrixTest.users(server);
-            send(server, "admin", "PUT", "/db", null);
-            send(server, "admin", "PUT", "/db/notes", null);
-            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"trigram\"}}").statusCode())
-                    .isEqualTo(201);
+            notesIndexed(server, "trigram");
             send(server, "admin", "POST", "/db/notes", """
                     [{"_id":"a1","owner":"alice","text":"shared words","secret":"alice-secret"},
                      {"_id":"b1","owner":"bob","text":"shared words","secret":"bob-secret"}]""");
@@ -109,6 +105,15 @@ class TrigramPendingHttpTest {
             assertThat(hinted.statusCode()).isEqualTo(200);
             assertThat(hinted.body()).contains("\"a1\"").doesNotContain("\"b1\"", "bob");
         }
+    }
+
+    /** Users alice and bob, and the collection /db/notes with an index {@code t} of kind {@code kind} on its field {@code text}. */
+    static void notesIndexed(TestServer server, String kind) throws Exception {
+        AuthorizationMatrixTest.users(server);
+        send(server, "admin", "PUT", "/db", null);
+        send(server, "admin", "PUT", "/db/notes", null);
+        assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"" + kind + "\"}}").statusCode())
+                .isEqualTo(201);
     }
 
     private static String hinted(TestServer weft, String regex) throws Exception {

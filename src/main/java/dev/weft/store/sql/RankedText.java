@@ -66,6 +66,7 @@ final class RankedText {
         if (terms.isEmpty()) {
             return List.of();
         }
+        postings.current(sql, index.table());
         RankedText read = new RankedText(sql, dialect, coll, time);
         List<StoredDocument> out = new ArrayList<>();
         if (inRankOrder(sort)) {

@@ -196,6 +196,7 @@ final class Scan {
         TextPostings postings = plan.index() != null && plan.index().spec().isText()
                 ? dialect.textPostings().orElse(null) : null;
         if (postings != null && plan.trigrams() != null) {
+            postings.current(sql, plan.index().table());
             query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + postings.lookup(plan.index().table()) + ")";
             grams = postings.lookupArgs(terms(plan.trigrams()));
             ranges = List.of();

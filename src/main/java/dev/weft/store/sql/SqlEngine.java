@@ -609,6 +609,9 @@ public final class SqlEngine {
                 if (trigrams.isPresent()) {
                     trigrams.get().opened(sql, index.table());
                 }
+                if (postings.isPresent()) {
+                    postings.get().opened(sql, index.table(), index.spec().text());
+                }
             }
         }
     }
@@ -666,18 +669,21 @@ public final class SqlEngine {
         return index.spec().isText() ? dialect.textPostings() : Optional.empty();
     }
 
+    /** Adds every document's terms to a text index's postings, {@link #BUILD_BATCH} at a time. */
     private void buildPostings(SqlConnection sql, Catalog.Coll coll, Catalog.Index index, TextPostings postings)
             throws SQLException {
-        PreparedStatement scan = sql.prepare("SELECT id, body FROM " + coll.table());
-        if (dialect.fetchRows() > 0) {
-            scan.setFetchSize(dialect.fetchRows());
-        }
-        try (ResultSet rs = scan.executeQuery()) {
-            while (rs.next()) {
-                JsonNode doc = json.parse(rs.getBytes(2), "stored document");
-                postings.add(sql, index.table(), index.spec().text(), rs.getBytes(1), index.spec().text().termsByWeight(doc));
+        List<byte[]> ids = new ArrayList<>();
+        List<List<String>> terms = new ArrayList<>();
+        eachDocument(sql, coll, (id, doc) -> {
+            ids.add(id);
+            terms.add(index.spec().text().termsByWeight(doc));
+            if (ids.size() >= BUILD_BATCH) {
+                postings.build(sql, index.table(), index.spec().text(), ids, terms);
+                ids.clear();
+                terms.clear();
             }
-        }
+        });
+        postings.build(sql, index.table(), index.spec().text(), ids, terms);
     }
 
     private void dropIndexTables(SqlConnection sql, Catalog.Index index) throws SQLException {

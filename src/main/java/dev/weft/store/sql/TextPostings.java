@@ -35,6 +35,23 @@ public interface TextPostings {
         }
     }
 
+    /** Adds the terms of the documents of an index's build over a collection's documents (by default as {@link #addAll}). */
+    default void build(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
+        addAll(sql, table, index, ids, termsByWeight);
+    }
+
+    /** Called once per text index when the store opens, in its first transaction: what an older index lacks is made. */
+    default void opened(SqlConnection sql, String table, TextIndex index) throws SQLException {}
+
+    /**
+     * Called in a query's snapshot before the index is looked up. A dialect whose lookups may
+     * miss committed documents in some snapshots (documents it holds pending) throws there an
+     * unchecked exception of its own, which its store handles by bringing the index up to date
+     * and running the query again: every lookup reads exactly the snapshot's documents.
+     */
+    default void current(SqlConnection sql, String table) throws SQLException {}
+
     /** Removes a document's postings. */
     void remove(SqlConnection sql, String table, byte[] id) throws SQLException;
 

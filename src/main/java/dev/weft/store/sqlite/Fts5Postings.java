@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.core.Json;
 import dev.weft.query.TextIndex;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
@@ -8,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import tools.jackson.databind.node.ArrayNode;
 
 /**
  * A text index on SQLite: {@code <table>(n, id)} numbers the documents it holds (a document table
@@ -21,22 +23,50 @@ import java.util.List;
  * negated so that higher is better: it grows with a term's occurrences in the document, with the
  * term's rarity in the collection (its inverse document frequency) and falls with the document's
  * length.
+ *
+ * <p>A write does not feed FTS5 itself: it numbers its documents and puts their terms in the
+ * pending table {@code <table>_p(n, w0, ...)} in its own transaction ({@link PendingPostings}: the
+ * writer puts them into FTS5 when idle, a write once more than {@code text-pending-rows} are
+ * pending). FTS5's tokenizing and hashing of each write's terms, and the segments it made of them
+ * at each savepoint, were most of what a text index added to the writer's work on an insert
+ * (docs/benchmarks.md search-17). A lookup does not read the pending terms: bm25 counts documents
+ * and lengths over the whole index, so a pending document could not be scored as a folded one
+ * is. Instead a query that finds pending documents in its snapshot ({@link #current}) has them put
+ * into FTS5 first: its store asks the writer to move them all, and runs the query again in a
+ * snapshot taken on the writer right after that commit, before any other write. So every lookup
+ * reads an index holding exactly the committed documents; the first query after a burst of writes
+ * waits for those documents to be put into FTS5 (at most {@code text-pending-rows} of them).
  */
 final class Fts5Postings implements TextPostings {
+    private final int pendingMax;
+    private final PendingPostings pending;
+
+    /** {@code pendingMax}: {@code text-pending-rows}; {@code pending}: the store's pending documents. */
+    Fts5Postings(int pendingMax, PendingPostings pending) {
+        this.pendingMax = pendingMax;
+        this.pending = pending;
+    }
+
     @Override
     public List<String> create(String table, TextIndex index) {
+        String columns = columns(index);
+        return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
+                "CREATE VIRTUAL TABLE " + table + "_t USING fts5(" + columns + ", content='', contentless_delete=1,"
+                        + " tokenize=\"ascii tokenchars ''''\")", PendingPostings.create(table, columns));
+    }
+
+    /** FTS5's columns, one per weight class: {@code w0, w1, ...}. */
+    private static String columns(TextIndex index) {
         StringBuilder columns = new StringBuilder();
         for (int i = 0; i < index.weightClasses().size(); i++) {
-            columns.append("w").append(i).append(", ");
+            columns.append(i == 0 ? "" : ", ").append("w").append(i);
         }
-        return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
-                "CREATE VIRTUAL TABLE " + table + "_t USING fts5(" + columns + "content='', contentless_delete=1,"
-                        + " tokenize=\"ascii tokenchars ''''\")");
+        return columns.toString();
     }
 
     @Override
     public List<String> drop(String table) {
-        return List.of("DROP TABLE IF EXISTS " + table + "_t", "DROP TABLE IF EXISTS " + table);
+        return List.of(pending.drop(table), "DROP TABLE IF EXISTS " + table + "_t", "DROP TABLE IF EXISTS " + table);
     }
 
     /** Made before the columns by weight: one column {@code terms}. */
@@ -45,33 +75,80 @@ final class Fts5Postings implements TextPostings {
         return TextPostings.hasColumn(sql, table + "_t", "terms");
     }
 
+    /** An index made before pending documents gets their table; one with pending documents goes on the writer's to-do list. */
+    @Override
+    public void opened(SqlConnection sql, String table, TextIndex index) throws SQLException {
+        pending.opened(sql, table, columns(index));
+    }
+
     @Override
     public void add(SqlConnection sql, String table, TextIndex index, byte[] id, List<String> termsByWeight)
             throws SQLException {
-        // numbered by the insert, read back as last_insert_rowid(): a RETURNING costs SQLite more than this insert
-        PreparedStatement number = sql.prepare("INSERT INTO " + table + "(id) VALUES (?)");
-        number.setBytes(1, id);
-        number.executeUpdate();
-        StringBuilder columns = new StringBuilder("rowid");
-        for (int i = 0; i < termsByWeight.size(); i++) {
-            columns.append(", w").append(i);
+        addAll(sql, table, index, List.of(id), List.of(termsByWeight));
+    }
+
+    /** Into the pending table (unless {@code text-pending-rows} is 0), one statement per table. */
+    @Override
+    public void addAll(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
+        insert(sql, table, index, ids, termsByWeight, pendingMax > 0);
+        if (pendingMax > 0) {
+            PendingPostings.bound(sql, table, pendingMax);
         }
-        PreparedStatement ps = sql.prepare("INSERT INTO " + table + "_t(" + columns + ") VALUES (last_insert_rowid()"
-                + ", ?".repeat(termsByWeight.size()) + ")");
-        for (int i = 0; i < termsByWeight.size(); i++) {
-            ps.setString(i + 1, termsByWeight.get(i));
+    }
+
+    /**
+     * An index's build: straight into FTS5, a statement per document and table. A statement of
+     * one row opens no savepoint, so FTS5 keeps the whole build's postings in memory (up to its
+     * own limit) and writes large segments; a statement of many rows would make FTS5 write a
+     * segment for each (measured: a 100,000-document build ten times slower).
+     */
+    @Override
+    public void build(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
+        for (int d = 0; d < ids.size(); d++) {
+            // numbered by the insert, read back as last_insert_rowid(): a RETURNING costs SQLite more than this insert
+            PreparedStatement number = sql.prepare("INSERT INTO " + table + "(id) VALUES (?)");
+            number.setBytes(1, ids.get(d));
+            number.executeUpdate();
+            List<String> terms = termsByWeight.get(d);
+            PreparedStatement ps = sql.prepare("INSERT INTO " + table + "_t(rowid, " + columns(index) + ") VALUES (last_insert_rowid()"
+                    + ", ?".repeat(index.weightClasses().size()) + ")");
+            for (int i = 0; i < index.weightClasses().size(); i++) {
+                ps.setString(i + 1, i < terms.size() ? terms.get(i) : "");
+            }
+            ps.executeUpdate();
         }
-        ps.executeUpdate();
+    }
+
+    private void insert(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight,
+                        boolean toPending) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        ArrayNode rows = Json.NODES.arrayNode();
+        for (List<String> terms : termsByWeight) {
+            ArrayNode row = rows.addArray();
+            terms.forEach(row::add);
+        }
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < index.weightClasses().size(); i++) {
+            values.append(i == 0 ? "" : ", ").append("value ->> ").append(i);
+        }
+        pending.insert(sql, table, ids, rows, columns(index), values.toString(), toPending);
     }
 
     @Override
     public void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PreparedStatement ps = sql.prepare("DELETE FROM " + table + "_t WHERE rowid = (SELECT n FROM " + table + " WHERE id = ?)");
-        ps.setBytes(1, id);
-        ps.executeUpdate();
-        PreparedStatement row = sql.prepare("DELETE FROM " + table + " WHERE id = ?");
-        row.setBytes(1, id);
-        row.executeUpdate();
+        PendingPostings.remove(sql, table, id);
+    }
+
+    /** Throws {@link PendingPostings.Lagging} when the index holds pending documents in this snapshot (its lookups read FTS5 alone). */
+    @Override
+    public void current(SqlConnection sql, String table) throws SQLException {
+        if (PendingPostings.holdsPending(sql, table)) {
+            throw new PendingPostings.Lagging(table);
+        }
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import tools.jackson.databind.node.ArrayNode;
 
@@ -39,7 +38,7 @@ import tools.jackson.databind.node.ArrayNode;
  * {@code <table>_p(n, s)}, the pending documents (as PostgreSQL GIN's {@code fastupdate}), in its
  * own transaction, so nothing acknowledged is missing from the index. Cutting the trigrams and
  * FTS5's hashing were about 70% of what an index added to an insert (search-12); the writer does
- * that when idle ({@link #indexPending}), a chunk per transaction, or a write does it for all
+ * that when idle ({@link PendingPostings}), a chunk per transaction, or a write does it for all
  * once more than {@code trigram-pending-rows} are pending. A lookup adds the pending documents
  * that hold its trigrams ({@code instr} over their texts, the same AND / OR as the FTS5 query):
  * a document is pending or in FTS5 in any snapshot, never neither, so answers are exact at every
@@ -47,62 +46,46 @@ import tools.jackson.databind.node.ArrayNode;
  */
 final class Fts5Trigrams implements TrigramPostings {
     /**
-     * Pending documents put into FTS5 per idle transaction: FTS5 makes a segment of each (it
-     * merges them), and a write arriving meanwhile waits for one chunk, tens of milliseconds.
-     */
-    static final int IDLE_CHUNK = 2048;
-    /**
      * Longest text (in chars) left pending; a longer one goes into FTS5 with its write. Every
      * lookup reads the pending texts, so they are bounded in bytes too: at most
      * {@code trigram-pending-rows} of this.
      */
     static final int PENDING_TEXT_MAX = 4096;
+    /** The pending table's column, as FTS5's. */
+    private static final String COLUMN = "s";
 
     private final int pendingMax;
-    /** The index tables that may hold pending documents: the writer's to-do list, filled at open and by writes. */
-    private final java.util.Set<String> withPending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final PendingPostings pending;
 
-    /** {@code pendingMax}: {@code trigram-pending-rows}. */
-    Fts5Trigrams(int pendingMax) {
+    /** {@code pendingMax}: {@code trigram-pending-rows}; {@code pending}: the store's pending documents. */
+    Fts5Trigrams(int pendingMax, PendingPostings pending) {
         this.pendingMax = pendingMax;
+        this.pending = pending;
     }
 
     @Override
     public List<String> create(String table) {
         return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
                 "CREATE VIRTUAL TABLE " + table + "_t USING fts5(s, content='', contentless_delete=1, detail=none,"
-                        + " tokenize='trigram case_sensitive 1')", pendingTable(table));
-    }
-
-    private static String pendingTable(String table) {
-        return "CREATE TABLE IF NOT EXISTS " + table + "_p(n INTEGER PRIMARY KEY, s TEXT NOT NULL)";
+                        + " tokenize='trigram case_sensitive 1')", PendingPostings.create(table, COLUMN + " TEXT NOT NULL"));
     }
 
     /** An index made before pending documents gets their table; one with pending documents goes on the writer's to-do list. */
     @Override
     public void opened(SqlConnection sql, String table) throws SQLException {
-        sql.exec(pendingTable(table));
-        if (pendingSpan(sql, table) > 0) {
-            withPending.add(table);
-        }
+        pending.opened(sql, table, COLUMN + " TEXT NOT NULL");
     }
 
     @Override
     public List<String> drop(String table) {
-        withPending.remove(table);
-        return List.of("DROP TABLE IF EXISTS " + table + "_p", "DROP TABLE IF EXISTS " + table + "_t",
-                "DROP TABLE IF EXISTS " + table);
+        return List.of(pending.drop(table), "DROP TABLE IF EXISTS " + table + "_t", "DROP TABLE IF EXISTS " + table);
     }
 
-    /**
-     * Numbers are given here, after the greatest in use (one writer: nothing else numbers
-     * meanwhile), so that all the documents go in one statement per table.
-     */
     @Override
     public void addAll(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts) throws SQLException {
         add(sql, table, ids, texts, pendingMax > 0);
-        if (pendingMax > 0 && pendingSpan(sql, table) > pendingMax) {
-            movePending(sql, table, Long.MAX_VALUE);
+        if (pendingMax > 0) {
+            PendingPostings.bound(sql, table, pendingMax);
         }
     }
 
@@ -112,17 +95,17 @@ final class Fts5Trigrams implements TrigramPostings {
         add(sql, table, ids, texts, false);
     }
 
-    private void add(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts, boolean pending)
+    private void add(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts, boolean toPending)
             throws SQLException {
         List<byte[]> pendingIds = new ArrayList<>();
-        List<String> pendingTexts = new ArrayList<>();
+        ArrayNode pendingTexts = Json.NODES.arrayNode();
         List<byte[]> indexedIds = new ArrayList<>();
-        List<String> indexedTexts = new ArrayList<>();
+        ArrayNode indexedTexts = Json.NODES.arrayNode();
         for (int i = 0; i < ids.size(); i++) {
             Trigrams.Indexed text = texts.get(i);
             if (text != null && text.overflow()) {
                 addOverflow(sql, table, ids.get(i));
-            } else if (text != null && pending && text.text().length() <= PENDING_TEXT_MAX) {
+            } else if (text != null && toPending && text.text().length() <= PENDING_TEXT_MAX) {
                 pendingIds.add(ids.get(i));
                 pendingTexts.add(text.text());
             } else if (text != null) {
@@ -131,34 +114,11 @@ final class Fts5Trigrams implements TrigramPostings {
             }
         }
         if (!indexedIds.isEmpty()) {
-            insert(sql, table, indexedIds, indexedTexts, false);
+            pending.insert(sql, table, indexedIds, indexedTexts, COLUMN, "value", false);
         }
         if (!pendingIds.isEmpty()) {
-            insert(sql, table, pendingIds, pendingTexts, true);
-            withPending.add(table);
+            pending.insert(sql, table, pendingIds, pendingTexts, COLUMN, "value", true);
         }
-    }
-
-    private static void insert(SqlConnection sql, String table, List<byte[]> ids, List<String> texts, boolean pending)
-            throws SQLException {
-        long first;
-        try (ResultSet rs = sql.prepare("SELECT coalesce(max(n), 0) + 1 FROM " + table).executeQuery()) {
-            rs.next();
-            first = Math.max(1, rs.getLong(1));
-        }
-        ArrayNode hexIds = Json.NODES.arrayNode();
-        ids.forEach(id -> hexIds.add(HexFormat.of().formatHex(id)));
-        ArrayNode strings = Json.NODES.arrayNode();
-        texts.forEach(strings::add);
-        PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ? + key, unhex(value) FROM json_each(?)");
-        numbers.setLong(1, first);
-        numbers.setString(2, hexIds.toString());
-        numbers.executeUpdate();
-        PreparedStatement postings = sql.prepare("INSERT INTO " + table + (pending ? "_p(n" : "_t(rowid") + ", s)"
-                + " SELECT ? + key, value FROM json_each(?)");
-        postings.setLong(1, first);
-        postings.setString(2, strings.toString());
-        postings.executeUpdate();
     }
 
     private static void addOverflow(SqlConnection sql, String table, byte[] id) throws SQLException {
@@ -169,37 +129,17 @@ final class Fts5Trigrams implements TrigramPostings {
 
     @Override
     public void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PreparedStatement find = sql.prepare("SELECT n FROM " + table + " WHERE id = ?");
-        find.setBytes(1, id);
-        long n;
-        try (ResultSet rs = find.executeQuery()) {
-            if (!rs.next()) {
-                return;
-            }
-            n = rs.getLong(1);
-        }
-        if (n > 0) {
-            PreparedStatement pending = sql.prepare("DELETE FROM " + table + "_p WHERE n = ?");
-            pending.setLong(1, n);
-            if (pending.executeUpdate() == 0) {
-                PreparedStatement postings = sql.prepare("DELETE FROM " + table + "_t WHERE rowid = ?");
-                postings.setLong(1, n);
-                postings.executeUpdate();
-            }
-        }
-        PreparedStatement number = sql.prepare("DELETE FROM " + table + " WHERE n = ?");
-        number.setLong(1, n);
-        number.executeUpdate();
+        PendingPostings.remove(sql, table, id);
     }
 
     @Override
     public Lookup lookup(String table, Trigrams.Query query) {
         List<Object> args = new ArrayList<>();
         args.add(match(query));
-        String pending = pendingHolding(query, args);
+        String pendingHolding = pendingHolding(query, args);
         return new Lookup("SELECT m.id FROM " + table + "_t CROSS JOIN " + table + " m ON m.n = " + table + "_t.rowid WHERE "
                 + table + "_t MATCH ? UNION ALL SELECT id FROM " + overflowed(table)
-                + " UNION ALL SELECT m.id FROM " + table + "_p p CROSS JOIN " + table + " m ON m.n = p.n WHERE " + pending,
+                + " UNION ALL SELECT m.id FROM " + table + "_p p CROSS JOIN " + table + " m ON m.n = p.n WHERE " + pendingHolding,
                 List.copyOf(args));
     }
 
@@ -225,62 +165,6 @@ final class Fts5Trigrams implements TrigramPostings {
             rs.next();
             return inFts5 + rs.getLong(1);
         }
-    }
-
-    /** At least the number of pending documents (numbers are given in order; a removed one leaves a gap): cheap to ask at each write. */
-    private static long pendingSpan(SqlConnection sql, String table) throws SQLException {
-        try (ResultSet rs = sql.prepare("SELECT coalesce(max(n) - min(n) + 1, 0) FROM " + table + "_p").executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** Whether some index may hold pending documents (the writer's idle work). */
-    boolean hasPending() {
-        return !withPending.isEmpty();
-    }
-
-    /**
-     * One step of the writer's idle work, inside its transaction: up to {@link #IDLE_CHUNK} of one
-     * index's pending documents into FTS5. An index left with none, or dropped, leaves the to-do list.
-     */
-    void indexPending(SqlConnection sql) throws SQLException {
-        java.util.Iterator<String> next = withPending.iterator();
-        if (!next.hasNext()) {
-            return;
-        }
-        String table = next.next();
-        if (!exists(sql, table + "_p")) {
-            withPending.remove(table);
-            return;
-        }
-        long last;
-        try (ResultSet rs = sql.prepare("SELECT n FROM " + table + "_p ORDER BY n LIMIT 1 OFFSET " + (IDLE_CHUNK - 1))
-                .executeQuery()) {
-            last = rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
-        }
-        movePending(sql, table, last);
-        if (last == Long.MAX_VALUE) {
-            withPending.remove(table);
-        }
-    }
-
-    private static boolean exists(SqlConnection sql, String table) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-        ps.setString(1, table);
-        try (ResultSet rs = ps.executeQuery()) {
-            return rs.next();
-        }
-    }
-
-    /** The pending documents numbered up to {@code last} into FTS5, in one statement (one segment). */
-    private static void movePending(SqlConnection sql, String table, long last) throws SQLException {
-        PreparedStatement in = sql.prepare("INSERT INTO " + table + "_t(rowid, s) SELECT n, s FROM " + table + "_p WHERE n <= ?");
-        in.setLong(1, last);
-        in.executeUpdate();
-        PreparedStatement out = sql.prepare("DELETE FROM " + table + "_p WHERE n <= ?");
-        out.setLong(1, last);
-        out.executeUpdate();
     }
 
     @Override

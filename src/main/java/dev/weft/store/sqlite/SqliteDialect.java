@@ -36,17 +36,22 @@ final class SqliteDialect implements Dialect {
         return "CREATE TABLE " + table + "(key BLOB NOT NULL, id BLOB NOT NULL, PRIMARY KEY(key, id)) WITHOUT ROWID";
     }
 
-    private static final Optional<TextPostings> FTS5 = Optional.of(new Fts5Postings());
+    private final PendingPostings pending = new PendingPostings();
     private final Fts5Trigrams trigrams;
+    private final Optional<TextPostings> text;
 
-    /** {@code trigramPendingRows}: {@code trigram-pending-rows} (the pending documents are a store's own). */
-    SqliteDialect(int trigramPendingRows) {
-        trigrams = new Fts5Trigrams(trigramPendingRows);
+    /**
+     * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
+     * {@code text-pending-rows} (the pending documents are a store's own).
+     */
+    SqliteDialect(int trigramPendingRows, int textPendingRows) {
+        trigrams = new Fts5Trigrams(trigramPendingRows, pending);
+        text = Optional.of(new Fts5Postings(textPendingRows, pending));
     }
 
-    /** The trigram indexes' postings, whose pending documents the writer puts into FTS5 when idle. */
-    Fts5Trigrams trigrams() {
-        return trigrams;
+    /** The FTS5 indexes' pending documents, which the writer puts into FTS5 when idle or when a query asks. */
+    PendingPostings pending() {
+        return pending;
     }
 
     @Override
@@ -56,7 +61,7 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public Optional<TextPostings> textPostings() {
-        return FTS5;
+        return text;
     }
 
     @Override

@@ -78,16 +78,19 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
     private final Overlays overlays;
+    /** The FTS5 indexes' pending documents: a text query finding some has the writer move them first ({@link #read}). */
+    private final PendingPostings pending;
     /** Writer thread only: the events of the catalog change running, logged in its transaction. */
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        this(settings, json, new SqliteDialect(settings.trigramPendingRows()));
+        this(settings, json, new SqliteDialect(settings.trigramPendingRows(), settings.textPendingRows()));
     }
 
     private SqliteStore(Settings settings, Json json, SqliteDialect dialect) {
         super(json, new SqlEngine(dialect, json, settings.queryTimeoutMs(), settings.maxSortBytes(),
                 settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
+        pending = dialect.pending();
         Path file = settings.data().resolve("weft.db");
         try {
             Files.createDirectories(settings.data());
@@ -131,7 +134,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         engine.splitWith(parallelScans);
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl,
-                new Writer.IdleWork(settings.trigramPendingIdleMs(), dialect.trigrams()::hasPending, dialect.trigrams()::indexPending));
+                new Writer.IdleWork(settings.trigramPendingIdleMs(), dialect.pending()::hasPending, dialect.pending()::indexPending));
         overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
     }
 
@@ -288,10 +291,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 return null;
             }
             try {
-                sql.control("BEGIN");
-                try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
-                    rs.next();
-                }
+                beginSnapshot(sql);
             } catch (SQLException e) {
                 rollback(sql, true);
                 scanHelpers.add(sql);
@@ -319,6 +319,10 @@ public final class SqliteStore extends SqlStore implements EventLog {
      * transaction that is pinned before {@code fn} looks at the catalog (multikey flags are set
      * before the commit that needs them, so a flag seen false after the snapshot holds for it).
      * A statement that fails because a concurrent catalog change dropped its table is retried.
+     * A text query that finds its index holding pending documents in its snapshot
+     * ({@link PendingPostings.Lagging}) has the writer put them into FTS5, and runs again in a
+     * snapshot the writer pins right after that commit: the index then holds exactly the
+     * snapshot's documents, all of those committed before the query began.
      */
     private <T> T read(boolean snapshot, ReadFn<T> fn) {
         return read(snapshot, null, fn);
@@ -326,22 +330,30 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     /** As {@link #read(boolean, ReadFn)}, its statements interrupted once {@code time} (if any) runs out. */
     private <T> T read(boolean snapshot, QueryTime time, ReadFn<T> fn) {
+        String lagging = null;
         for (int attempt = 0; ; attempt++) {
             long generation = catalogGeneration.get();
             Sql sql = acquire();
             sql.limit(time);
             try {
-                if (snapshot) {
-                    sql.control("BEGIN");
-                    try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
-                        rs.next();
-                    }
+                if (snapshot && lagging != null) {
+                    String table = lagging;
+                    writer.asked(writerSql -> pending.moveAll(writerSql, table), () -> beginSnapshot(sql));
+                } else if (snapshot) {
+                    beginSnapshot(sql);
                 }
                 T result = fn.apply(sql);
                 if (snapshot) {
                     sql.control("COMMIT");
                 }
                 return result;
+            } catch (PendingPostings.Lagging e) {
+                sql.limit(null);
+                rollback(sql, snapshot);
+                if (e.table().equals(lagging)) {
+                    throw new IllegalStateException("text index " + e.table() + " still holds pending documents after moving them");
+                }
+                lagging = e.table(); // another table: the index was made again meanwhile
             } catch (SQLException e) {
                 sql.limit(null);
                 rollback(sql, snapshot);
@@ -360,6 +372,14 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 sql.limit(null);
                 readers.add(sql);
             }
+        }
+    }
+
+    /** Begins a read transaction on {@code sql} and pins its snapshot (SQLite takes it at the first read). */
+    private static void beginSnapshot(Sql sql) throws SQLException {
+        sql.control("BEGIN");
+        try (ResultSet rs = sql.prepare("SELECT count(*) FROM weft_dbs").executeQuery()) {
+            rs.next();
         }
     }
 

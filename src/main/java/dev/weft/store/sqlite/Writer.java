@@ -63,8 +63,8 @@ final class Writer implements AutoCloseable {
     }
 
     /**
-     * Work the writer does once no write has come for {@code afterMs} (a trigram index's pending
-     * documents into FTS5): one bounded {@code step} per transaction of its own while {@code due}
+     * Work the writer does once no write has come for {@code afterMs} (trigram and text indexes'
+     * pending documents into FTS5): one bounded {@code step} per transaction of its own while {@code due}
      * holds, so a write arriving meanwhile waits for one step at most. A failed step is rolled back
      * and not tried again before the next write.
      */
@@ -74,7 +74,15 @@ final class Writer implements AutoCloseable {
         }
     }
 
-    private sealed interface Task permits Ops, DdlTask, IdleTurn {}
+    private sealed interface Task permits Ops, DdlTask, IdleTurn, Asked {}
+
+    /** Done on the writer thread right after a commit, before any other write (pinning a reader's snapshot there). */
+    interface AfterStep {
+        void run() throws SQLException;
+    }
+
+    /** A step of idle work a reader asked for: {@code then} runs right after its commit. */
+    private record Asked(IdleWork.Step step, AfterStep then, CompletableFuture<Object> done) implements Task {}
 
     /** No write came for {@link IdleWork#afterMs()}: the writer's turn for a step of its idle work. */
     private record IdleTurn() implements Task {}
@@ -123,6 +131,17 @@ final class Writer implements AutoCloseable {
         Ops task = new Ops(List.copyOf(ops), QueryTime.requested(), new CompletableFuture<>());
         enqueue(task);
         return await(task.done());
+    }
+
+    /**
+     * Runs {@code step} (idle work, as moving pending documents into FTS5) now, alone in a
+     * transaction of its own, then {@code then} on the writer thread before any later write
+     * commits: a reader's snapshot begun in {@code then} sees exactly the state {@code step} left.
+     */
+    void asked(IdleWork.Step step, AfterStep then) {
+        Asked task = new Asked(step, then, new CompletableFuture<>());
+        enqueue(task);
+        await(task.done());
     }
 
     <T> T ddl(Ddl<T> ddl) {
@@ -176,6 +195,10 @@ final class Writer implements AutoCloseable {
                 runIdleStep();
                 continue;
             }
+            if (first instanceof Asked asked) {
+                runAsked(asked);
+                continue;
+            }
             lastTaskNanos = System.nanoTime();
             idleFailed = false;
             if (first instanceof DdlTask ddl) {
@@ -220,18 +243,35 @@ final class Writer implements AutoCloseable {
 
     private void runIdleStep() {
         try {
-            sql.control("BEGIN IMMEDIATE");
-            try {
-                idle.step().run(sql);
-                sql.control("COMMIT");
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly();
-                throw e;
-            }
+            inTransaction(idle.step());
         } catch (SQLException | RuntimeException e) {
             idleFailed = true;
-            STORAGE_FAULTS.warn("idle work failed (a trigram index's pending documents stay pending and are still found)",
+            STORAGE_FAULTS.warn("idle work failed (pending documents of FTS5 indexes stay pending and are still found)",
                     e.getMessage());
+        }
+    }
+
+    /** A failed step is rolled back and fails its asker with 503 (the reader cannot be answered exactly without it). */
+    private void runAsked(Asked task) {
+        try {
+            inTransaction(task.step());
+            commits.incrementAndGet();
+            task.then().run();
+            task.done().complete(null);
+        } catch (SQLException | RuntimeException e) {
+            LOG.error("work asked of the writer failed", e);
+            task.done().completeExceptionally(new WeftException(503, "the writer could not prepare the read: " + e.getMessage()));
+        }
+    }
+
+    private void inTransaction(IdleWork.Step step) throws SQLException {
+        sql.control("BEGIN IMMEDIATE");
+        try {
+            step.run(sql);
+            sql.control("COMMIT");
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly();
+            throw e;
         }
     }
 

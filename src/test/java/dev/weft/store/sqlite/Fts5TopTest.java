@@ -36,7 +36,7 @@ class Fts5TopTest {
     void theBoundedTopKIsFts5sOwnOrderAndScores() throws SQLException {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         Random random = new Random(seed);
-        Fts5Postings postings = new Fts5Postings();
+        Fts5Postings postings = new Fts5Postings(0, new PendingPostings());
         try (Connection c = open(postings)) {
             SqlConnection sql = new SqlConnection(c);
             for (int i = 0; i < 600; i++) {
@@ -71,7 +71,7 @@ class Fts5TopTest {
 
     @Test
     void aGroupOfEqualScoresIsNeverCut() throws SQLException {
-        Fts5Postings postings = new Fts5Postings();
+        Fts5Postings postings = new Fts5Postings(0, new PendingPostings());
         try (Connection c = open(postings)) {
             SqlConnection sql = new SqlConnection(c);
             for (int i = 999; i >= 0; i--) {

@@ -36,6 +36,9 @@ import tools.jackson.databind.node.ObjectNode;
  * answer in textScore order equals the evaluator's over every document, its count too, and each
  * is read from the text index; ranked by the store (for a reader who sees every document), the
  * same documents, each with the store's score, and a page of them cut from that order. {@link #check} runs on any store.
+ * On SQLite also with writes left pending (the writer never idle) between the searches: the same
+ * answers, and the store's ranked pages and scores equal a store's whose writes go straight into
+ * FTS5.
  */
 public class TextDifferentialTest {
     private static final String[] WORDS = {"coffee", "Coffee", "coffees", "shop", "shopping", "Shops", "café", "cafe",
@@ -46,6 +49,8 @@ public class TextDifferentialTest {
     Path dir;
 
     private Random random;
+    /** The _id of the next document inserted (ids are never used twice). */
+    private int nextId;
 
     @Test
     void searchesAnswerLikeTheEvaluatorOverEveryDocument() {
@@ -55,36 +60,45 @@ public class TextDifferentialTest {
         }
     }
 
+    /** Writes between the searches left pending; {@code twin}, written the same, puts them straight into FTS5. */
+    @Test
+    void searchesWhileDocumentsArePendingAnswerAsAStoreWithoutPendingDocuments() {
+        StoreTesting.assumeQueryImplemented();
+        try (SqliteStore store = StoreTesting.open(dir.resolve("pending"), "--trigram-pending-idle-ms", "86400000");
+             SqliteStore twin = StoreTesting.open(dir.resolve("straight"), "--text-pending-rows", "0")) {
+            check(store, () -> store.lastPlan().description(), List.of(twin));
+        }
+    }
+
     public void check(Store store, Supplier<String> lastPlan) {
+        check(store, lastPlan, List.of());
+    }
+
+    /** As {@link #check(Store, Supplier)}, every write made on {@code twins} too, whose ranked pages must be the store's, scores and all. */
+    private void check(Store store, Supplier<String> lastPlan, List<Store> twins) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         random = new Random(seed);
         Namespace ns = new Namespace("txt", "c");
-        store.putDatabase("txt", obj("{}"), Optional.empty());
-        store.putCollection(ns, obj("{}"), Optional.empty());
+        List<Store> stores = new ArrayList<>(twins);
+        stores.addFirst(store);
         Map<Integer, ObjectNode> docs = new LinkedHashMap<>();
         List<ObjectNode> batch = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            docs.put(i, document(i));
-            batch.add(docs.get(i).deepCopy());
+        for (nextId = 0; nextId < 200; nextId++) {
+            docs.put(nextId, document(nextId));
+            batch.add(docs.get(nextId).deepCopy());
         }
-        assertThat(store.write(new WriteOp.InsertMany(ns, batch)).ok()).isTrue();
-        store.createIndex(ns, IndexSpec.text("t", INDEX)); // built over the documents
-        List<WriteOp> changes = new ArrayList<>();
-        for (int k = 0; k < 60; k++) {
-            int i = random.nextInt(200);
-            if (!docs.containsKey(i)) {
-                continue;
-            }
-            if (random.nextInt(3) == 0) {
-                changes.add(new WriteOp.DeleteOne(ns, docs.remove(i).get("_id"), Optional.empty()));
-            } else {
-                docs.put(i, document(i));
-                changes.add(new WriteOp.Replace(ns, docs.get(i).deepCopy(), WriteOp.WriteMode.UPDATE, Optional.empty()));
-            }
+        for (Store each : stores) {
+            each.putDatabase("txt", obj("{}"), Optional.empty());
+            each.putCollection(ns, obj("{}"), Optional.empty());
+            assertThat(each.write(new WriteOp.InsertMany(ns, batch)).ok()).isTrue();
+            each.createIndex(ns, IndexSpec.text("t", INDEX)); // built over the documents
         }
-        assertThat(store.writeAll(changes)).allMatch(WriteResult::ok);
+        writeAll(stores, changes(ns, docs, 60));
         Sort byScore = Sort.parse("{\"s\":{\"$meta\":\"textScore\"},\"_id\":1}", LIMITS);
         for (int q = 0; q < 300; q++) {
+            if (!twins.isEmpty() && q % 20 == 19) {
+                writeAll(stores, changes(ns, docs, 1 + random.nextInt(30)));
+            }
             ObjectNode text = JSON.mapper().createObjectNode();
             text.putObject("$text").put("$search", search()).put("$caseSensitive", random.nextInt(4) == 0)
                     .put("$diacriticSensitive", random.nextInt(4) == 0).put("$language", random.nextInt(5) == 0 ? "none" : "english");
@@ -111,7 +125,50 @@ public class TextDifferentialTest {
             if (q % 10 == 0) {
                 assertThat(store.count(ns, Filter.parse(text, LIMITS))).as(context).isEqualTo(expected.size());
             }
+            for (Store twin : twins) {
+                assertThat(rankedScores(store, ns, text, byScore)).as(context).isEqualTo(rankedScores(twin, ns, text, byScore));
+            }
         }
+    }
+
+    private static void writeAll(List<Store> stores, List<WriteOp> ops) {
+        for (Store store : stores) {
+            assertThat(store.writeAll(ops)).allMatch(WriteResult::ok);
+        }
+    }
+
+    /** About {@code n} random changes of {@code docs} (inserts of new ids, replaces, deletes), applied to it, as write ops. */
+    private List<WriteOp> changes(Namespace ns, Map<Integer, ObjectNode> docs, int n) {
+        List<WriteOp> changes = new ArrayList<>();
+        List<ObjectNode> inserts = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            int i = random.nextInt(nextId);
+            if (random.nextInt(4) == 0) {
+                docs.put(nextId, document(nextId));
+                inserts.add(docs.get(nextId++).deepCopy());
+            } else if (!docs.containsKey(i)) {
+                continue;
+            } else if (random.nextInt(3) == 0) {
+                changes.add(new WriteOp.DeleteOne(ns, docs.remove(i).get("_id"), Optional.empty()));
+            } else {
+                docs.put(i, document(i));
+                changes.add(new WriteOp.Replace(ns, docs.get(i).deepCopy(), WriteOp.WriteMode.UPDATE, Optional.empty()));
+            }
+        }
+        if (!inserts.isEmpty()) {
+            changes.addFirst(new WriteOp.InsertMany(ns, inserts));
+        }
+        return changes;
+    }
+
+    /** The store's ranked answer (a reader who sees everything) as {@code id score} lines. */
+    private static List<String> rankedScores(Store store, Namespace ns, ObjectNode text, Sort sort) {
+        Filter filter = Filter.parse(text, LIMITS);
+        filter.textSearch().orElseThrow().readerSeesEverything(true);
+        List<String> out = new ArrayList<>();
+        store.find(ns, new FindQuery(filter, sort, 0, 1000, Optional.empty()),
+                d -> out.add(JSON.text(JSON.parse(d.json(), "doc").get("_id")) + " " + d.textScore()));
+        return out;
     }
 
     private static List<String> rankedIds(Store store, Namespace ns, ObjectNode text, Sort sort, long skip, long limit) {
