@@ -1,6 +1,7 @@
 package dev.weft.store.postgres;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,6 +14,15 @@ import java.util.Map;
  * ({@link PgWrites#EXPECT}, "version"), and the write is then run again reading the document.
  * So an entry made stale by another node or another connection costs one round trip, never a
  * wrong answer.
+ *
+ * <p>Documents other nodes keep changing (hot documents written from several nodes): a guess of
+ * their bytes is usually stale, and a stale guess fails a whole group's burst. So when a group
+ * reads a document under its row lock ({@link #readLocked}) and finds other bytes than the entry,
+ * the document is marked <em>shared</em>: it is not assumed ({@link #get} answers null, so the
+ * next groups read it under the lock too) until {@value #SHARED_READS} such reads in a row found
+ * exactly this node's last bytes (no other node wrote it in between). A document only this node
+ * writes is never marked; one written from several nodes stays marked while they do. A mark lives
+ * with its entry (evicted with it), so it adds nothing to the bound.
  */
 final class KnownDocuments {
     private static final int STRIPES = 16;
@@ -36,6 +46,9 @@ final class KnownDocuments {
      */
     private static final byte[] TAKEN = new byte[0];
 
+    /** Locked reads in a row that must find this node's own last bytes before a shared document is assumed again. */
+    static final int SHARED_READS = 8;
+
     private final Stripe[] stripes = new Stripe[STRIPES];
     private final long maxDocumentBytes;
 
@@ -48,11 +61,27 @@ final class KnownDocuments {
         }
     }
 
-    /** The bytes last seen stored for this document, or null (none, or taken by a write under way). */
+    /** The bytes last seen stored for this document, or null (none, taken by a write under way, or shared). */
     byte[] get(String table, byte[] id) {
         Key key = new Key(table, id);
-        byte[] body = stripe(key).get(key);
-        return body == TAKEN ? null : body;
+        return stripe(key).assumable(key);
+    }
+
+    /**
+     * A group of this node read the document under its row lock: {@code stored} (null: not
+     * stored) is what is there now. Bytes other than the entry's mean another node (or connection)
+     * wrote it since this node last saw it: it is marked shared. The entry's own bytes count
+     * towards lifting the mark. An entry a write has taken, or none, is left alone.
+     */
+    void readLocked(String table, byte[] id, byte[] stored) {
+        Key key = new Key(table, id);
+        stripe(key).readLocked(key, stored);
+    }
+
+    /** Whether the document is marked shared (for tests). */
+    boolean shared(String table, byte[] id) {
+        Key key = new Key(table, id);
+        return stripe(key).sharedReads(key) > 0;
     }
 
     /** A write assumes this document's bytes: nobody else may until it commits or rolls back. */
@@ -101,14 +130,33 @@ final class KnownDocuments {
     private static final class Stripe {
         private final long maxBytes;
         private final LinkedHashMap<Key, byte[]> entries = new LinkedHashMap<>(64, 0.75f, true);
+        /** Shared documents (keys of {@link #entries} only): matching locked reads still needed to lift the mark. */
+        private final HashMap<Key, Integer> shared = new HashMap<>();
         private long bytes;
 
         Stripe(long maxBytes) {
             this.maxBytes = maxBytes;
         }
 
-        synchronized byte[] get(Key key) {
-            return entries.get(key);
+        synchronized byte[] assumable(Key key) {
+            byte[] body = entries.get(key);
+            return body == TAKEN || shared.containsKey(key) ? null : body;
+        }
+
+        synchronized int sharedReads(Key key) {
+            return shared.getOrDefault(key, 0);
+        }
+
+        synchronized void readLocked(Key key, byte[] stored) {
+            byte[] body = entries.get(key);
+            if (body == null || body == TAKEN) {
+                return;
+            }
+            if (!Arrays.equals(body, stored)) {
+                shared.put(key, SHARED_READS);
+            } else {
+                shared.computeIfPresent(key, (k, left) -> left > 1 ? left - 1 : null);
+            }
         }
 
         synchronized void put(Key key, byte[] body) {
@@ -118,6 +166,7 @@ final class KnownDocuments {
             while (bytes > maxBytes && it.hasNext()) {
                 Map.Entry<Key, byte[]> eldest = it.next();
                 bytes -= eldest.getValue().length + eldest.getKey().id().length;
+                shared.remove(eldest.getKey());
                 it.remove();
             }
         }
@@ -136,6 +185,7 @@ final class KnownDocuments {
 
         synchronized void remove(Key key) {
             byte[] old = entries.remove(key);
+            shared.remove(key);
             if (old != null) {
                 bytes -= old.length + key.id().length;
             }

@@ -33,13 +33,20 @@ import tools.jackson.databind.JsonNode;
  * catalog check and COMMIT ({@link PgWrites#commit}), sent together, the writes' checks of assumed
  * documents and their updates each one statement for the whole group
  * ({@link PgPipeline#shareStatements}, so the burst's text repeats and is prepared on the server):
- * one round trip for a group of writes whose documents the node knows; the documents it does not know are first read and
- * locked in one statement for the whole group (two round trips in all), and a write of a document
+ * one round trip for a group of writes whose documents the node knows; if it does not know one
+ * of them, every document of the group is first read and locked in one statement per collection
+ * (two round trips in all; never some read and the others checked, so that every node locks rows
+ * in one order: no deadlock between nodes), and a write of a document
  * an earlier write of the group wrote takes that write's bytes (the row is this transaction's). A write that answers anything but success before anything of it was sent
  * (a refused check on an assumed document, a 404, 412) is dropped from the burst and handed back.
- * If a statement fails in PostgreSQL (a duplicate key, a stale assumed document: the transaction
+ * If the burst fails on a stale assumed document (another node wrote it), the group is rolled
+ * back, which releases its row locks, and run again reading every document first (nothing is
+ * assumed, so no check can fail); that read also marks the stale documents shared
+ * ({@link KnownDocuments#readLocked}), so the node's next groups read them instead of guessing.
+ * If a statement fails otherwise (a duplicate key: the transaction
  * aborts there, and the burst's COMMIT never runs), or a write that read its document must be
- * undone, the group is rolled back and run again the careful way: a savepoint before each write,
+ * undone, the group is rolled back and run again the careful way: every document read and locked
+ * first, then a savepoint before each write,
  * and each write's statements followed by {@code RELEASE SAVEPOINT w; SAVEPOINT w} in a round
  * trip of its own. There a write that fails or answers anything but success is rolled back to
  * its savepoint alone and handed back to its request, which runs it in a transaction of its own
@@ -186,23 +193,42 @@ final class PgGroupWriter implements AutoCloseable {
         }
     }
 
+    /** How a group is tried: see the class comment. */
+    private enum Mode {
+        /** One burst, assuming the documents the node knows when it knows all of them, else reading all first. */
+        BURST,
+        /** Reading and locking every document first, assuming none: after a burst failed on a stale guess. */
+        READ_ALL,
+        /** A savepoint and a round trip per write, every document locked first: after a write of the group failed. */
+        SAVEPOINTS
+    }
+
+    /** What became of an attempt that did not answer its writes. */
+    private enum Retry { NONE, READ_ALL, SAVEPOINTS }
+
     private void run(List<Task> group) {
-        if (attempt(group, false)) {
+        Retry retry = attempt(group, Mode.BURST);
+        if (retry == Retry.READ_ALL) {
+            retry = attempt(group, Mode.READ_ALL);
+        }
+        if (retry == Retry.NONE) {
             return;
         }
         if (group.size() == 1) {
             group.getFirst().done().complete(null);
         } else {
-            attempt(group, true);
+            attempt(group, Mode.SAVEPOINTS);
         }
     }
 
     /**
-     * Runs the group: in one burst ({@code savepoints} false), or with a savepoint per write and a
-     * round trip each. False when a one-burst attempt must be run again with savepoints (it
-     * rolled back, nothing committed, nobody answered); otherwise every write is answered.
+     * Runs the group as {@code mode} says. {@link Retry#NONE} when every write was answered;
+     * otherwise the attempt rolled back, nothing committed, nobody answered, and the group must
+     * run again: reading its documents ({@link Retry#READ_ALL}, a guess of a document's bytes was
+     * stale) or with savepoints ({@link Retry#SAVEPOINTS}, a write failed).
      */
-    private boolean attempt(List<Task> group, boolean savepoints) {
+    private Retry attempt(List<Task> group, Mode mode) {
+        boolean savepoints = mode == Mode.SAVEPOINTS;
         catalog.fresh(() -> group.stream().allMatch(t -> catalog.planned().catalog().colls().containsKey(t.op().ns())));
         PgCatalog.Planned plan = catalog.planned();
         Catalog cat = plan.catalog();
@@ -213,10 +239,11 @@ final class PgGroupWriter implements AutoCloseable {
             sql.connection().setAutoCommit(false);
             try {
                 if (savepoints) {
+                    lockDocuments(sql, cat, group, true); // before the savepoint: an undone write keeps them locked
                     sql.control("SAVEPOINT " + SAVEPOINT);
                 } else {
                     sql.shareStatements();
-                    lockUnknown(sql, cat, group);
+                    lockDocuments(sql, cat, group, mode == Mode.READ_ALL || !allKnown(cat, group));
                 }
                 for (int i = 0; i < group.size(); i++) {
                     Catalog.Coll coll = cat.colls().get(group.get(i).op().ns());
@@ -234,15 +261,15 @@ final class PgGroupWriter implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException | SavepointsNeeded e) {
                 PgFailures.rollbackQuietly(sql.connection(), e);
-                if (!savepoints && group.size() > 1) {
-                    sql.restoreTaken(); // so the savepoint attempt assumes them again, and one stale guess fails alone
+                if (!savepoints) {
+                    sql.restoreTaken(); // the next attempt compares them with the stored bytes (KnownDocuments' shared marks)
                 }
                 throw e;
             }
         } catch (SavepointsNeeded e) {
             failedBursts.incrementAndGet();
             lastBurstFailure = "a write that read its document failed";
-            return false;
+            return Retry.SAVEPOINTS;
         } catch (SQLException e) {
             if (!savepoints && answeredByTheServer(e)) { // so the COMMIT after it in its burst did not run
                 failedBursts.incrementAndGet();
@@ -250,17 +277,17 @@ final class PgGroupWriter implements AutoCloseable {
                 if (String.valueOf(e.getMessage()).contains("catalog:")) {
                     catalog.reload();
                 }
-                return false;
+                return mode == Mode.BURST && stale(e) ? Retry.READ_ALL : Retry.SAVEPOINTS;
             }
             if (writes.retryable(e)) {
                 if (String.valueOf(e.getMessage()).contains("catalog:")) {
                     catalog.reload();
                 }
                 group.forEach(t -> t.done().complete(null)); // nothing committed: each runs alone
-                return true;
+                return Retry.NONE;
             }
             fail(group, PgFailures.unavailable("group commit failed", e));
-            return true;
+            return Retry.NONE;
         }
         if (!touched.isEmpty()) {
             commits.incrementAndGet();
@@ -271,7 +298,12 @@ final class PgGroupWriter implements AutoCloseable {
             }
             group.get(i).done().complete(results[i]);
         }
-        return true;
+        return Retry.NONE;
+    }
+
+    /** A failed check of an assumed document's bytes ({@link PgWrites#EXPECT}, "version"). */
+    private static boolean stale(SQLException e) {
+        return PgWrites.EXPECTED.equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains("version:");
     }
 
     /**
@@ -316,13 +348,29 @@ final class PgGroupWriter implements AutoCloseable {
     }
 
     /**
-     * Reads and locks, in one statement per collection, the documents of the group's writes that
-     * the node does not know, so that each of those writes does not send a locked read of its own:
-     * a group is then at most two round trips (this read, then the burst with COMMIT).
+     * Reads and locks, in one statement per collection ({@link PgWrites#lockDocuments}: in one order
+     * on every node), every document the group's replaces, updates and deletes load, if {@code all};
+     * else none, and the burst checks the assumed bytes of each (also one statement per collection,
+     * in the same order). Never some of them read and the others checked: two statements, each in
+     * key order, would lock one group's rows in an order another node's group may lock the other
+     * way round (a deadlock, found by PostgreSQL only after {@code deadlock_timeout}).
      */
-    private void lockUnknown(PgPipeline sql, Catalog cat, List<Task> group) throws SQLException {
-        PgWrites.lockDocuments(sql, cat, group.stream().map(Task::op).toList(),
-                (coll, key) -> known.get(coll.table(), key) == null);
+    private void lockDocuments(PgPipeline sql, Catalog cat, List<Task> group, boolean all) throws SQLException {
+        if (all) {
+            PgWrites.lockDocuments(sql, cat, group.stream().map(Task::op).toList(), (coll, key) -> true);
+        }
+    }
+
+    /** Whether the node may assume the stored bytes of every document the group loads ({@link KnownDocuments#get}). */
+    private boolean allKnown(Catalog cat, List<Task> group) {
+        for (Task t : group) {
+            Catalog.Coll coll = cat.colls().get(t.op().ns());
+            JsonNode id = PgWrites.loadedId(t.op());
+            if (coll != null && id != null && known.get(coll.table(), AbstractDocumentWrites.key(id)) == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

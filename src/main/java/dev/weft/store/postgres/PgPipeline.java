@@ -9,10 +9,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * A write transaction's connection that holds back the statements whose answer nobody waits for
@@ -96,6 +98,15 @@ final class PgPipeline extends SqlConnection {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 locked.put(new Locked(table, ByteBuffer.wrap(rs.getBytes(1))), rs.getBytes(2));
+            }
+        }
+        if (known != null) { // what the node assumed of them may be stale: KnownDocuments marks those shared
+            Set<ByteBuffer> once = new HashSet<>();
+            for (byte[] id : ids) {
+                byte[] body = locked.get(new Locked(table, ByteBuffer.wrap(id)));
+                if (once.add(ByteBuffer.wrap(id))) {
+                    known.readLocked(table, id, body == ABSENT ? null : body);
+                }
             }
         }
     }
@@ -245,12 +256,30 @@ final class PgPipeline extends SqlConnection {
         connection().rollback();
     }
 
+    /**
+     * Whether {@code sql} names {@code table} as a whole word ({@code d4} in {@code INSERT INTO d4 ...},
+     * not in {@code d41} or {@code id4}); a scan, as this runs for every update of every group.
+     */
+    static boolean namesTable(String sql, String table) {
+        for (int at = sql.indexOf(table); at >= 0; at = sql.indexOf(table, at + 1)) {
+            int end = at + table.length();
+            if ((at == 0 || !wordChar(sql.charAt(at - 1))) && (end == sql.length() || !wordChar(sql.charAt(end)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean wordChar(char c) {
+        return c == '_' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    }
+
     /** How a sharing burst's statements are put together. */
     private static final class SharedStatements {
         private SharedStatements() {}
 
         static List<Held> of(List<Held> held) {
-            Map<String, List<Row>> checks = new LinkedHashMap<>();
+            Map<String, List<Row>> checks = new TreeMap<>(); // tables in one order on every node, as lockAll's
             List<Held> rest = new ArrayList<>();
             for (Held h : held) {
                 if (h.row() != null && h.row().check()) {
@@ -284,14 +313,13 @@ final class PgPipeline extends SqlConnection {
          */
         private static List<Row> updatesFrom(List<Held> rest, int i, boolean[] taken) {
             String table = rest.get(i).row().table();
-            Pattern names = Pattern.compile("(?<![A-Za-z0-9_])" + table + "(?![A-Za-z0-9_])");
             Map<ByteBuffer, Row> run = new LinkedHashMap<>();
             for (int j = i; j < rest.size(); j++) {
                 Row row = rest.get(j).row();
                 if (row != null && row.table().equals(table)) {
                     run.put(ByteBuffer.wrap(row.id()), row);
                     taken[j] = true;
-                } else if (row == null && names.matcher(rest.get(j).sql()).find()) {
+                } else if (row == null && namesTable(rest.get(j).sql(), table)) {
                     break;
                 }
             }

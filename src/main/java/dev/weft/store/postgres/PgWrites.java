@@ -12,11 +12,12 @@ import dev.weft.store.sql.SqlEngine;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -253,11 +254,13 @@ final class PgWrites {
 
     /**
      * Reads and locks, one statement per collection, the documents that single-document ops will
-     * load, those {@code wanted} (by collection and encoded {@code _id}) only.
+     * load, those {@code wanted} (by collection and encoded {@code _id}) only. Every node locks
+     * rows in one order (table by table in name order, each in key order), so two such
+     * transactions of different nodes wait for each other at most one way, never in a deadlock.
      */
     static void lockDocuments(PgPipeline sql, Catalog cat, List<WriteOp> ops, BiPredicate<Catalog.Coll, byte[]> wanted)
             throws SQLException {
-        Map<Catalog.Coll, List<byte[]>> ids = new LinkedHashMap<>();
+        Map<Catalog.Coll, List<byte[]>> ids = new TreeMap<>(Comparator.comparing(Catalog.Coll::table));
         for (WriteOp op : ops) {
             Catalog.Coll coll = cat.colls().get(op.ns());
             JsonNode id = loadedId(op);

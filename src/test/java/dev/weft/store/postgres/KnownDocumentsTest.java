@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
  * A read's bytes become the known entry only if no write of this node changed the entry while
  * the read ran (the read's snapshot may predate that write: its bytes would fail the next
  * write's check, and with it the whole burst of a group); a rolled-back write's taken entry is
- * put back unless a newer one is there.
+ * put back unless a newer one is there; a document a locked read found changed by someone else
+ * is not assumed until locked reads in a row found only this node's own bytes.
  */
 class KnownDocumentsTest {
     private static final byte[] ID = {1};
@@ -58,6 +59,52 @@ class KnownDocumentsTest {
         known.put("d1", ID, newer);
         known.restore("d1", ID, taken);
         assertThat(known.get("d1", ID)).isSameAs(newer);
+    }
+
+    @Test
+    void aDocumentSomeoneElseChangedIsNotAssumedUntilLockedReadsFindThisNodesBytesInARow() {
+        KnownDocuments known = new KnownDocuments(1 << 20);
+        byte[] mine = bytes("{\"v\":0}");
+        known.put("d1", ID, mine);
+        known.readLocked("d1", ID, bytes("{\"v\":0}")); // as this node left it
+        assertThat(known.get("d1", ID)).isSameAs(mine);
+        assertThat(known.shared("d1", ID)).isFalse();
+
+        known.readLocked("d1", ID, bytes("{\"v\":1}")); // another node wrote it
+        assertThat(known.shared("d1", ID)).isTrue();
+        assertThat(known.get("d1", ID)).isNull();
+        byte[] next = bytes("{\"v\":2}");
+        known.put("d1", ID, next); // this node's write of it committed: still shared
+        assertThat(known.get("d1", ID)).isNull();
+        known.replace("d1", ID, null, bytes("{\"v\":3}")); // a read does not fill a shared entry
+        for (int i = 1; i < KnownDocuments.SHARED_READS; i++) {
+            known.readLocked("d1", ID, bytes("{\"v\":2}"));
+        }
+        assertThat(known.get("d1", ID)).isNull();
+        known.readLocked("d1", ID, bytes("{\"v\":9}")); // written elsewhere again: the count starts over
+        known.put("d1", ID, next);
+        for (int i = 1; i < KnownDocuments.SHARED_READS; i++) {
+            known.readLocked("d1", ID, bytes("{\"v\":2}"));
+        }
+        assertThat(known.shared("d1", ID)).isTrue();
+        known.readLocked("d1", ID, bytes("{\"v\":2}"));
+        assertThat(known.shared("d1", ID)).isFalse();
+        assertThat(known.get("d1", ID)).isSameAs(next);
+    }
+
+    @Test
+    void aLockedReadLeavesUnknownAndTakenDocumentsAlone() {
+        KnownDocuments known = new KnownDocuments(1 << 20);
+        known.readLocked("d1", ID, bytes("{\"v\":1}")); // never known: nothing to be stale
+        assertThat(known.shared("d1", ID)).isFalse();
+        byte[] k0 = bytes("{\"v\":0}");
+        known.put("d1", ID, k0);
+        known.take("d1", ID); // a write under way assumed k0: its own commit or rollback settles the entry
+        known.readLocked("d1", ID, bytes("{\"v\":1}"));
+        known.restore("d1", ID, k0);
+        assertThat(known.shared("d1", ID)).isFalse();
+        known.put("d1", ID, null); // deleted: the mark goes with the entry
+        assertThat(known.shared("d1", ID)).isFalse();
     }
 
     private static byte[] bytes(String s) {

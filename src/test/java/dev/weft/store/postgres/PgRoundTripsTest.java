@@ -108,9 +108,15 @@ class PgRoundTripsTest {
                 .get("a").asInt()).isEqualTo(3);
         // the assumed burst failed its check (then its ROLLBACK), then the locked read and the burst
         assertThat(proxy.transactions(WROTE_DOCUMENTS)).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(2, 2);
-        // (the first on the group writer's connection, the second on the request's, listed in either order)
+        // (both on the group writer's connection: the second reads every document of the group, assuming none)
         assertThat(proxy.transactions(WROTE_DOCUMENTS)).filteredOn(t -> t.sent().contains("'version'")).hasSize(1)
                 .allSatisfy(t -> assertThat(t.sent()).contains("ROLLBACK"));
+        // the node found its copy stale, so it no longer guesses: its next write reads the document, and no check fails
+        proxy.reset();
+        assertThat(store.write(new WriteOp.UpdateOne(NS, JSON.parse("6", "id"), inc, WriteMode.UPDATE, Optional.empty())).outcome())
+                .isEqualTo(Outcome.UPDATED);
+        assertThat(proxy.transactions(WROTE_DOCUMENTS)).extracting(RoundTripProxy.Transaction::roundTrips).containsExactly(2);
+        assertThat(proxy.transactions(WROTE_DOCUMENTS)).noneSatisfy(t -> assertThat(t.sent()).contains("'version'"));
     }
 
     @Test
