@@ -127,37 +127,7 @@ public final class PrunedReader {
          * a quote after an odd run of backslashes is escaped, part of the string.
          */
         int closingQuote() {
-            int i = at + 1;
-            while (true) {
-                // sixteen bytes a round while the string is long (the values a scan skips mostly are)
-                while (i + 16 <= b.length) {
-                    long first = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
-                    long second = zeroByte((long) LONGS.get(b, i + 8) ^ QUOTES);
-                    if ((first | second) != 0) {
-                        break;
-                    }
-                    i += 16;
-                }
-                while (i + 8 <= b.length) {
-                    long found = zeroByte((long) LONGS.get(b, i) ^ QUOTES);
-                    if (found != 0) {
-                        i += Long.numberOfTrailingZeros(found) >>> 3;
-                        break;
-                    }
-                    i += 8;
-                }
-                while (b[i] != '"') {
-                    i++;
-                }
-                int backslashes = 0;
-                while (b[i - 1 - backslashes] == '\\') {
-                    backslashes++; // stops at the opening quote at the latest
-                }
-                if ((backslashes & 1) == 0) {
-                    return i;
-                }
-                i++;
-            }
+            return StoredFields.closingQuote(b, at);
         }
 
         /** Moves past the value starting here (after blanks). */
@@ -331,14 +301,7 @@ public final class PrunedReader {
      * quote (its UTF-8 bytes are those between), else -1.
      */
     public static int plainStringEnd(byte[] b, int at) {
-        if (b[at] != '"') {
-            return -1;
-        }
-        Cursor c = new Cursor(b);
-        c.at = at;
-        boolean[] escaped = new boolean[1];
-        int end = c.stringEnd(escaped);
-        return escaped[0] ? -1 : end;
+        return b[at] == '"' ? StoredFields.plainStringEnd(b, at) : -1;
     }
 
     /** The value starting at {@code at}, entire, as {@link #read} makes it. */
@@ -349,13 +312,16 @@ public final class PrunedReader {
     }
 
     /**
-     * Finds where given top-level fields of a stored document start, on its bytes: one pass that
-     * compares field names as bytes and skips every other value unread, stopping once each name
-     * is found (a stored document names each field once).
+     * Finds where given top-level fields of a stored document start, on its bytes: from both
+     * ends, in the order the last document needed ({@link StoredFields}); for a document that walk
+     * does not read (an escaped field name), one pass from the start that decodes escaped names
+     * and compares the others as bytes, skipping every other value unread, stopping once each
+     * name is found (a stored document names each field once). Used by one thread.
      */
     public final class TopFields {
         private final String[] names;
         private final byte[][] utf8;
+        private final StoredFields.Reader bothEnds;
 
         public TopFields(java.util.List<String> names) {
             this.names = names.toArray(String[]::new);
@@ -363,10 +329,17 @@ public final class PrunedReader {
             for (int i = 0; i < this.names.length; i++) {
                 utf8[i] = this.names[i].getBytes(StandardCharsets.UTF_8);
             }
+            this.bothEnds = new StoredFields(names).reader();
         }
 
         /** Fills {@code starts[i]} with where the value of name i starts in {@code body}, -1 when it has none. */
         public void locate(byte[] body, int[] starts) {
+            if (bothEnds.locate(body)) {
+                for (int i = 0; i < starts.length; i++) {
+                    starts[i] = bothEnds.start(i);
+                }
+                return;
+            }
             java.util.Arrays.fill(starts, -1);
             Cursor c = new Cursor(body);
             if (c.next() != '{' || c.next() == '}') {

@@ -15,10 +15,11 @@ import tools.jackson.databind.JsonNode;
  * descending; an empty array's key below every encoding), the fields concatenated: the encodings
  * are prefix-free, so the concatenation keeps the order field by field.
  *
- * <p>{@link #ofStored} reads a key straight from stored JSON when every field is a top-level
- * name whose value is plain (a number, a string without escapes, true, false, null, or
- * missing), reading fields from both ends of the document and stopping once it has them all;
- * else it answers null and the caller reads the tree.
+ * <p>{@link #readStored} reads a key straight from stored JSON into a reused buffer when every
+ * field is a top-level name whose value is plain (a number, a string without escapes, true,
+ * false, null, or missing), finding the fields from both ends of the document
+ * ({@link StoredFields}); else it answers false and the caller reads the tree. A scan compares
+ * that buffer with the worst key it keeps and allocates nothing for a row that cannot enter.
  */
 public final class SortKeys {
     /** The key of an empty array: below every bracket byte of {@link KeyEncoding} (the lowest is 0x10). */
@@ -26,22 +27,21 @@ public final class SortKeys {
 
     private final List<Path> paths;
     private final boolean[] descending;
-    /** The fields' names as UTF-8 when every one is a top-level name, else null. */
-    private final byte[][] topNames;
+    /** Finds the fields in stored bytes when every one is a top-level name, else null. */
+    private final StoredFields stored;
 
     private SortKeys(Sort sort) {
         List<IndexField> fields = sort.fields();
         this.paths = fields.stream().map(f -> Path.of(f.path())).toList();
         this.descending = new boolean[fields.size()];
-        byte[][] names = new byte[fields.size()][];
         boolean top = true;
         for (int i = 0; i < fields.size(); i++) {
             descending[i] = fields.get(i).direction() < 0;
             String path = fields.get(i).path();
             top &= path.indexOf('.') < 0;
-            names[i] = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
-        this.topNames = top ? names : null;
+        top &= fields.stream().map(IndexField::path).distinct().count() == fields.size();
+        this.stored = top ? new StoredFields(fields.stream().map(IndexField::path).toList()) : null;
     }
 
     /** The keys of {@code sort}, or null for a sort by text score (a score is set on the tree, not stored). */
@@ -60,237 +60,148 @@ public final class SortKeys {
     }
 
     /**
-     * The key read from a stored document's bytes, or null when a field's value is not plain.
-     * The top-level fields are read from both ends in turn, one from the end, one from the
-     * start, until every sort field is found or the two meet: a field near either end (an
-     * {@code _id}, a counter or a timestamp appended last) is found after a few fields, where a
-     * walk from the start alone skipped every field before it (about 0.55 us of a 460-byte
-     * document, bench/results/scan-probes-1.txt). Stored documents hold no duplicate names (they
-     * are written from trees), so the end a field is found from does not matter.
+     * The key read from a stored document's bytes, or null when a field's value is not plain:
+     * {@link #readStored} into a buffer of its own.
      */
     public byte[] ofStored(byte[] body) {
-        if (topNames == null) {
+        if (stored == null) {
             return null;
         }
-        byte[][] pieces = new byte[topNames.length][];
-        PrunedReader.Cursor c = new PrunedReader.Cursor(body);
-        if (c.next() != '{') {
-            return null;
-        }
-        FromEnd back = FromEnd.of(body);
-        if (back == null) {
-            return null;
-        }
-        boolean[] escaped = new boolean[1];
-        int found = 0;
-        // the fields not read yet lie between c.at and back.comma; the end first: a stored
-        // document starts with its _id, whose sort the primary key serves
-        while (found < pieces.length) {
-            c.blanks();
-            if (c.at >= back.comma) {
-                break;
-            }
-            if (!back.step()) {
-                return null;
-            }
-            int field = field(body, back.nameStart, back.nameEnd);
-            if (field >= 0 && pieces[field] == null) {
-                PrunedReader.Cursor value = new PrunedReader.Cursor(body);
-                value.at = back.valueStart;
-                pieces[field] = plain(value);
-                if (pieces[field] == null) {
-                    return null;
-                }
-                found++;
-            }
-            if (c.at >= back.comma || found == pieces.length) {
-                break;
-            }
-            int end = c.fieldName(escaped);
-            if (escaped[0]) {
-                return null; // an escaped name may spell one of the fields
-            }
-            field = field(body, c.nameStart, end);
-            c.blanks();
-            if (field >= 0 && pieces[field] == null) {
-                pieces[field] = plain(c);
-                if (pieces[field] == null) {
-                    return null;
-                }
-                found++;
-            } else {
-                c.skip();
-            }
-            c.blanks();
-            if (c.at >= back.comma) {
-                break;
-            }
-            c.at++; // the comma
-        }
-        for (int i = 0; i < pieces.length; i++) {
-            if (pieces[i] == null) {
-                pieces[i] = new byte[] {KeyEncoding.NULL}; // missing sorts as null
-            }
-        }
-        return joined(pieces);
+        Scratch scratch = scratch();
+        return readStored(body, scratch) ? scratch.copy() : null;
     }
 
     /**
-     * The top-level fields of a stored object read backwards, from its closing brace. Outside
-     * strings, the first quote met going backwards closes a string; its opening quote is the
-     * first one before it not escaped (preceded by an even run of backslashes), so strings and
-     * nested values are skipped as reliably as forwards. Anything unexpected (an escaped name)
-     * stops it, and the caller reads the tree instead.
+     * A reader's buffer for keys read from stored bytes, reused row after row so that a row
+     * whose key cannot enter a page costs no allocation. Used by one thread at a time.
      */
-    static final class FromEnd {
-        private final byte[] b;
-        /** The comma (or closing brace) after the fields not yet read from this end. */
-        int comma;
-        /** The last field read: its name's first byte and closing quote, and its value's first byte. */
-        int nameStart;
-        int nameEnd;
-        int valueStart;
+    public static final class Scratch {
+        private byte[] key = new byte[64];
+        private int length;
+        private final StoredFields.Reader fields;
 
-        private FromEnd(byte[] b, int close) {
-            this.b = b;
-            this.comma = close;
+        private Scratch(StoredFields.Reader fields) {
+            this.fields = fields;
         }
 
-        /** From the object's closing brace (after trailing blanks), or null when it does not end with one. */
-        static FromEnd of(byte[] b) {
-            int close = b.length - 1;
-            while (close > 0 && isBlank(b[close])) {
-                close--;
-            }
-            return close > 0 && b[close] == '}' ? new FromEnd(b, close) : null;
+        /** The bytes of the last key read: {@code bytes()[0, length())}, overwritten by the next read. */
+        public byte[] bytes() {
+            return key;
         }
 
-        /** Reads the field before {@link #comma} (the caller knows there is one); false when it cannot. */
-        boolean step() {
-            int i = blanksBefore(comma - 1);
-            byte x = b[i];
-            int start;
-            if (x == '"') {
-                start = openingQuote(i);
-            } else if (x == '}' || x == ']') {
-                start = openingBracket(i);
-            } else {
-                start = i;
-                while (b[start - 1] != ':' && !isBlank(b[start - 1])) {
-                    start--;
-                }
-            }
-            valueStart = start;
-            i = blanksBefore(start - 1);
-            if (b[i] != ':') {
-                return false;
-            }
-            i = blanksBefore(i - 1);
-            if (b[i] != '"') {
-                return false;
-            }
-            nameEnd = i;
-            int q = i - 1;
-            while (b[q] != '"') {
-                if (b[q] == '\\') {
-                    return false; // an escaped name may spell one of the fields
-                }
-                q--;
-            }
-            nameStart = q + 1;
-            i = blanksBefore(q - 1);
-            if (b[i] != ',' && b[i] != '{') {
-                return false;
-            }
-            comma = i;
-            return true;
+        public int length() {
+            return length;
         }
 
-        private int blanksBefore(int i) {
-            while (isBlank(b[i])) {
-                i--;
-            }
-            return i;
+        /** The last key read, as an array of its own. */
+        public byte[] copy() {
+            return Arrays.copyOf(key, length);
         }
 
-        /** From a closing quote: the string's opening quote. */
-        private int openingQuote(int close) {
-            int j = close - 1;
-            while (true) {
-                while (b[j] != '"') {
-                    j--;
-                }
-                int backslashes = 0;
-                while (b[j - 1 - backslashes] == '\\') {
-                    backslashes++; // stops at the object's opening brace at the latest
-                }
-                if ((backslashes & 1) == 0) {
-                    return j;
-                }
-                j--;
+        private void room(int more) {
+            if (length + more > key.length) {
+                key = Arrays.copyOf(key, Math.max(2 * key.length, length + more));
             }
         }
 
-        /** From a closing bracket: its opening one, strings inside skipped whole. */
-        private int openingBracket(int close) {
-            int depth = 0;
-            for (int j = close; ; j--) {
-                byte x = b[j];
-                if (x == '"') {
-                    j = openingQuote(j);
-                } else if (x == '}' || x == ']') {
-                    depth++;
-                } else if ((x == '{' || x == '[') && --depth == 0) {
-                    return j;
-                }
-            }
-        }
-
-        private static boolean isBlank(byte x) {
-            return x == ' ' || x == '\n' || x == '\r' || x == '\t';
+        private void add(byte x) {
+            room(1);
+            key[length++] = x;
         }
     }
 
-    private int field(byte[] b, int from, int to) {
-        for (int i = 0; i < topNames.length; i++) {
-            byte[] name = topNames[i];
-            if (name.length == to - from && (to == from || b[from] == name[0])
-                    && Arrays.equals(b, from, to, name, 0, name.length)) {
-                return i;
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * The unsigned order of the key {@code a[0, aLength)} and the key {@code b}, as
+     * {@link Arrays#compareUnsigned} answers it: eight bytes a step, for keys of a few words
+     * (where the vectorized mismatch costs more to set up than it saves).
+     */
+    public static int compare(byte[] a, int aLength, byte[] b) {
+        int n = Math.min(aLength, b.length);
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long x = (long) BIG_ENDIAN_LONGS.get(a, i);
+            long y = (long) BIG_ENDIAN_LONGS.get(b, i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
             }
         }
-        return -1;
+        for (; i < n; i++) {
+            int c = (a[i] & 0xff) - (b[i] & 0xff);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return aLength - b.length;
     }
 
-    /** The encoding of the plain value at the cursor (moved past it), or null when it is not plain. */
-    private static byte[] plain(PrunedReader.Cursor c) {
-        byte[] b = c.b;
-        int from = c.at;
+    /** A buffer for {@link #readStored}, one per reading thread. */
+    public Scratch scratch() {
+        return new Scratch(stored == null ? null : stored.reader());
+    }
+
+    /**
+     * Reads the key of a stored document's bytes into {@code scratch}; false (the caller reads
+     * the tree) when a sort field is not a top-level name, a field's value is not plain (a
+     * number, a string without escapes, true, false, null, or missing), or the document is not
+     * read on its bytes ({@link StoredFields}). Fields are found from both ends of the document
+     * (an {@code _id} first, a counter or an {@code _etag} last cost a few skips, where a walk
+     * from the start alone skipped every field before them: bench/results/scan-probes-1.txt).
+     */
+    public boolean readStored(byte[] body, Scratch scratch) {
+        if (stored == null || !scratch.fields.locate(body)) {
+            return false;
+        }
+        scratch.length = 0;
+        for (int i = 0; i < descending.length; i++) {
+            int from = scratch.length;
+            int at = scratch.fields.start(i);
+            if (at < 0) {
+                scratch.add(KeyEncoding.NULL); // missing sorts as null
+            } else if (!plain(body, at, scratch)) {
+                return false;
+            }
+            if (descending[i]) {
+                for (int j = from; j < scratch.length; j++) {
+                    scratch.key[j] = (byte) ~scratch.key[j];
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Appends the encoding of the plain value starting at {@code from}; false when it is not plain. */
+    private static boolean plain(byte[] b, int from, Scratch out) {
         byte x = b[from];
         if (x == '"') {
-            boolean[] escaped = new boolean[1];
-            int end = c.stringEnd(escaped);
-            if (escaped[0]) {
-                return null;
+            int end = StoredFields.plainStringEnd(b, from);
+            if (end < 0) {
+                return false;
             }
-            c.at = end + 1;
             // raw UTF-8 holds no 00 byte (JSON escapes control characters), so nothing needs KeyEncoding's 00 FF
-            byte[] out = new byte[end - from + 2];
-            out[0] = KeyEncoding.STRING;
-            System.arraycopy(b, from + 1, out, 1, end - from - 1);
-            return out; // the last two bytes stay 00 00, the terminator
+            out.room(end - from + 2);
+            out.key[out.length++] = KeyEncoding.STRING;
+            System.arraycopy(b, from + 1, out.key, out.length, end - from - 1);
+            out.length += end - from - 1;
+            out.key[out.length++] = 0; // the terminator
+            out.key[out.length++] = 0;
+            return true;
         }
         if (literal(b, from, "true")) {
-            c.at = from + 4;
-            return new byte[] {KeyEncoding.BOOLEAN, 1};
+            out.add(KeyEncoding.BOOLEAN);
+            out.add((byte) 1);
+            return true;
         }
         if (literal(b, from, "false")) {
-            c.at = from + 5;
-            return new byte[] {KeyEncoding.BOOLEAN, 0};
+            out.add(KeyEncoding.BOOLEAN);
+            out.add((byte) 0);
+            return true;
         }
         if (literal(b, from, "null")) {
-            c.at = from + 4;
-            return new byte[] {KeyEncoding.NULL};
+            out.add(KeyEncoding.NULL);
+            return true;
         }
         if (x == '-' || (x >= '0' && x <= '9')) {
             int to = from;
@@ -298,20 +209,28 @@ public final class SortKeys {
                 to++;
             }
             if (to < b.length && Character.isLetter(b[to])) {
-                return null; // -Infinity and the like: as the mapper reads them
+                return false; // -Infinity and the like: as the mapper reads them
             }
-            c.at = to;
             long integer = smallInteger(b, from, to);
+            double d;
             if (integer != Long.MIN_VALUE) {
-                return number(integer);
+                d = integer;
+            } else {
+                try {
+                    d = Double.parseDouble(new String(b, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1));
+                } catch (NumberFormatException e) {
+                    return false;
+                }
             }
-            try {
-                return number(Double.parseDouble(new String(b, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1)));
-            } catch (NumberFormatException e) {
-                return null;
+            out.room(9);
+            out.key[out.length++] = KeyEncoding.NUMBER;
+            long v = KeyEncoding.sortableDouble(d);
+            for (int i = 0; i < 8; i++) {
+                out.key[out.length++] = (byte) (v >>> (56 - 8 * i));
             }
+            return true;
         }
-        return null;
+        return false;
     }
 
     /**
@@ -350,16 +269,6 @@ public final class SortKeys {
             }
         }
         return end == b.length || !Character.isLetterOrDigit(b[end]);
-    }
-
-    private static byte[] number(double d) {
-        byte[] out = new byte[9];
-        out[0] = KeyEncoding.NUMBER;
-        long v = KeyEncoding.sortableDouble(d);
-        for (int i = 0; i < 8; i++) {
-            out[1 + i] = (byte) (v >>> (56 - 8 * i));
-        }
-        return out;
     }
 
     private byte[] joined(byte[][] pieces) {

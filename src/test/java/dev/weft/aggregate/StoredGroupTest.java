@@ -77,13 +77,21 @@ class StoredGroupTest {
         for (int round = 0; round < 50; round++) {
             List<String> docs = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
-                StringBuilder d = new StringBuilder("{\"_id\":" + i);
+                // the fields in a random order, among others that look like them (found from either end of the bytes)
+                List<String> fields = new ArrayList<>(List.of("\"_id\":" + i));
                 for (String f : List.of("g", "v", "s")) {
                     if (random.nextInt(5) > 0) {
-                        d.append(",\"").append(f).append("\":").append(values[random.nextInt(values.length)]);
+                        fields.add("\"" + f + "\":" + values[random.nextInt(values.length)]);
                     }
                 }
-                docs.add(d.append('}').toString());
+                if (random.nextBoolean()) {
+                    fields.add("\"x\":\"\\\",\\\"g\\\":\\\\\"");
+                }
+                if (random.nextBoolean()) {
+                    fields.add("\"o\":{\"g\":\"o\",\"v\":[{\"v\":7}]}");
+                }
+                java.util.Collections.shuffle(fields, new java.util.Random(random.nextLong()));
+                docs.add("{" + String.join(random.nextBoolean() ? "," : " ,\n ", fields) + "}");
             }
             assertSameAsReference(NUMERIC, docs);
             assertSameAsReference("[{\"$group\":{\"_id\":\"$v\",\"c\":{\"$count\":{}},\"s\":{\"$sum\":\"$g\"}}}]", docs);

@@ -26,6 +26,7 @@ class SortKeysTest {
         for (String spec : List.of("a", "-a", "a,-b", "-c,b", "a.b", "-a.b,c", "b.0")) {
             Sort sort = Sort.parse(spec, QueryLimits.defaults());
             SortKeys keys = SortKeys.of(sort);
+            SortKeys.Scratch scratch = keys.scratch();
             for (int i = 0; i < 3000; i++) {
                 JsonNode x;
                 JsonNode y;
@@ -42,20 +43,32 @@ class SortKeysTest {
                 String context = "seed=" + seed + " sort=" + spec + " " + x + " vs " + y;
                 assertThat(byKeys == 0 || byKeys == bySort).as(context).isTrue();
                 assertThat(bySort != 0 || byKeys == 0).as(context).isTrue();
-                fromBytes += readFromBytes(keys, JSON.bytes(x), kx, context);
+                fromBytes += readFromBytes(keys, scratch, JSON.bytes(x), kx, context);
             }
         }
         assertThat(fromBytes).isGreaterThan(3000);
     }
 
-    /** 1 when the key is read from {@code stored} (it must then be {@code expected}), 0 when the tree is needed. */
-    private static int readFromBytes(SortKeys keys, byte[] stored, byte[] expected, String context) {
+    /**
+     * 1 when the key is read from {@code stored} (it must then be {@code expected}), 0 when the
+     * tree is needed; the same through {@code scratch}, a buffer reused over many documents (its
+     * reader, starting from the last document's layout, may meet an escaped name the fresh one did
+     * not, and leave the document to the tree: never a different key).
+     */
+    private static int readFromBytes(SortKeys keys, SortKeys.Scratch scratch, byte[] stored, byte[] expected, String context) {
         byte[] read = keys.ofStored(stored);
-        if (read == null) {
-            return 0;
+        String from = context + " from " + new String(stored, StandardCharsets.UTF_8);
+        int n = 0;
+        if (keys.readStored(stored, scratch)) {
+            assertThat(scratch.copy()).as(from).isEqualTo(expected);
+            assertThat(SortKeys.compare(scratch.bytes(), scratch.length(), expected)).isZero();
+            n = 1;
         }
-        assertThat(read).as(context + " from " + new String(stored, StandardCharsets.UTF_8)).isEqualTo(expected);
-        return 1;
+        if (read != null) {
+            assertThat(read).as(from).isEqualTo(expected);
+            n = 1;
+        }
+        return n;
     }
 
     @Test
@@ -90,6 +103,7 @@ class SortKeysTest {
         int fromBytes = 0;
         for (String spec : List.of("a", "-a", "a,-b", "-c,b,a", "x\"y")) {
             SortKeys keys = SortKeys.of(Sort.parse(spec.contains("\"") ? "{\"x\\\"y\":1}" : spec, QueryLimits.defaults()));
+            SortKeys.Scratch scratch = keys.scratch();
             for (int i = 0; i < 3000; i++) {
                 tools.jackson.databind.node.ObjectNode doc = Json.NODES.objectNode();
                 List<String> names = new java.util.ArrayList<>(List.of("a", "b", "c", "x\"y", "f\\", "g", "h", "i"));
@@ -107,11 +121,48 @@ class SortKeysTest {
                     continue; // U+0000, which is never stored
                 }
                 for (byte[] stored : List.of(JSON.bytes(doc), pretty.writeValueAsBytes(doc))) {
-                    fromBytes += readFromBytes(keys, stored, expected, "seed=" + seed + " sort=" + spec);
+                    fromBytes += readFromBytes(keys, scratch, stored, expected, "seed=" + seed + " sort=" + spec);
                 }
             }
         }
         assertThat(fromBytes).isGreaterThan(5_000);
+    }
+
+    @Test
+    void numbersOfEveryShapeAndStringsWithEscapesOrNonAsciiReadAsTheTreeReadsThem() {
+        SortKeys keys = SortKeys.of(Sort.parse("{\"n\":1}", QueryLimits.defaults()));
+        SortKeys down = SortKeys.of(Sort.parse("{\"n\":-1}", QueryLimits.defaults()));
+        for (String n : List.of("-0", "0", "-0.0", "1e3", "1E3", "1000", "1.0", "1", "-12.5e-1", "0.1", "9007199254740993",
+                "123456789012345678901", "1e300", "-1e-300", "\"caf\u00e9\"", "\"\u2603\"", "\"a\\\"b\"", "\"\"", "true", "null")) {
+            String doc = "{\"_id\":{\"$oid\":\"5f0000000000000000000001\"},\"s\":\"\\\"n\\\":1\",\"n\":" + n
+                    + ",\"o\":{\"n\":2},\"_etag\":{\"$oid\":\"5f0000000000000000000002\"}}";
+            byte[] body = doc.getBytes(StandardCharsets.UTF_8);
+            for (SortKeys k : List.of(keys, down)) {
+                byte[] read = k.ofStored(body);
+                if (!n.contains("\\")) {
+                    assertThat(read).as(doc).isNotNull(); // plain: read on the bytes
+                }
+                if (read != null) {
+                    assertThat(read).as(doc).isEqualTo(k.of(JSON.parse(body, "doc")));
+                }
+            }
+        }
+    }
+
+    @Test
+    void keysCompareAsUnsignedBytes() {
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] a = new byte[random.nextInt(20)];
+            byte[] b = new byte[random.nextInt(20)];
+            random.nextBytes(a);
+            random.nextBytes(b);
+            if (random.nextBoolean() && a.length <= b.length) {
+                System.arraycopy(b, 0, a, 0, a.length); // a prefix of b
+            }
+            byte[] padded = java.util.Arrays.copyOf(a, a.length + random.nextInt(4)); // a buffer longer than its key
+            assertThat(Integer.signum(SortKeys.compare(padded, a.length, b))).isEqualTo(Integer.signum(Arrays.compareUnsigned(a, b)));
+        }
     }
 
     @Test

@@ -57,11 +57,16 @@ public final class TopK {
     }
 
     /**
-     * Whether a row whose sort key is {@code key} may still enter (false: it would be dropped
-     * whatever its filter says), for a key of {@link #keys}.
+     * Whether a row whose sort key is {@code key[0, length)} may still enter (false: it would be
+     * dropped whatever its filter says), for a key of {@link #keys} (read into a reused buffer:
+     * {@link SortKeys.Scratch}).
      */
-    public boolean wants(byte[] key) {
-        return worstFirst.size() < keep || Arrays.compareUnsigned(key, worstFirst.peek().key()) <= 0;
+    public boolean wants(byte[] key, int length) {
+        if (worstFirst.size() < keep) {
+            return true;
+        }
+        byte[] worst = worstFirst.peek().key();
+        return SortKeys.compare(key, length, worst) <= 0;
     }
 
     /**
@@ -72,7 +77,7 @@ public final class TopK {
         offer(id, body, null, doc);
     }
 
-    /** {@link #offer(byte[], byte[], JsonNode)} with the key when already read ({@link SortKeys#ofStored}), else null. */
+    /** {@link #offer(byte[], byte[], JsonNode)} with the key when already read ({@link SortKeys#readStored}), else null. */
     public void offer(byte[] id, byte[] body, byte[] key, JsonNode doc) {
         Match m = new Match(id, body, key != null || keys == null ? key : keys.of(doc), doc);
         if (worstFirst.size() < keep) {

@@ -6,6 +6,7 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyEncoding;
 import dev.weft.query.KeyRange;
 import dev.weft.query.Sort;
+import dev.weft.query.SortKeys;
 import dev.weft.query.StoredMatcher;
 import dev.weft.query.Trigrams;
 import dev.weft.store.AbstractDocumentWrites;
@@ -339,11 +340,18 @@ public final class SqlEngine {
      * whose sort key, read from its bytes, ranks below every kept match is dropped before its
      * filter runs: it could not enter whatever the filter says.
      */
-    private record Heap(StoredMatcher matcher, TopK top) {
+    private record Heap(StoredMatcher matcher, TopK top, SortKeys.Scratch scratch) {
+        Heap(StoredMatcher matcher, TopK top) {
+            this(matcher, top, top.keys() == null ? null : top.keys().scratch());
+        }
+
         boolean offer(Scan.RowId id, byte[] body) throws SQLException {
-            byte[] key = top.keys() == null ? null : top.keys().ofStored(body);
-            if (key != null && !top.wants(key)) {
-                return true;
+            byte[] key = null;
+            if (scratch != null && top.keys().readStored(body, scratch)) {
+                if (!top.wants(scratch.bytes(), scratch.length())) {
+                    return true; // no allocation for a row that cannot enter
+                }
+                key = scratch.copy();
             }
             JsonNode doc = matcher.readIfMatches(body);
             if (doc != null) {

@@ -1,0 +1,125 @@
+package dev.weft.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Top-level fields found on stored bytes from both ends, against the parsed document: each
+ * located start holds the field's value (as the pruned reader reads it), a field the document
+ * lacks is -1, and one reader reused over documents of changing layouts (so that the order it
+ * remembers from the last one is wrong) still finds exactly the same.
+ */
+class StoredFieldsTest {
+    private static final Json JSON = Json.standard();
+    private static final PrunedReader VALUES = new PrunedReader(JSON, PathTrie.of(Set.of("_id")));
+
+    /** Strings whose bytes look like structure or like a field: quotes, backslashes, brackets, names. */
+    private static final String[] TRICKY = {"\\", "a\\", "\"", "\\\"", "x\":1,\"a\":", "}", "]", "{\"a\":[", ",\"a\":9",
+        "\"a\":1", "a", "caf\u00e9 \u2603"};
+
+    /** Asserts what {@code reader} finds in {@code stored} is the tree's; true when it read the bytes. */
+    private static boolean sameAsTree(StoredFields.Reader reader, List<String> names, String stored) {
+        byte[] b = stored.getBytes(StandardCharsets.UTF_8);
+        if (!reader.locate(b)) {
+            return false;
+        }
+        JsonNode tree = JSON.parse(b, "doc");
+        for (int i = 0; i < names.size(); i++) {
+            JsonNode expected = tree.get(names.get(i));
+            if (expected == null) {
+                assertThat(reader.start(i)).as(names.get(i) + " in " + stored).isEqualTo(-1);
+            } else {
+                assertThat(reader.start(i)).as(names.get(i) + " in " + stored).isNotNegative();
+                assertThat(VALUES.valueAt(b, reader.start(i))).as(names.get(i) + " in " + stored).isEqualTo(expected);
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void fieldsAreFoundPastStringsAndObjectsThatLookLikeThem() {
+        List<String> names = List.of("a", "stars");
+        StoredFields.Reader reader = new StoredFields(names).reader();
+        // the name inside a string value, escaped quotes in strings, the same name in nested objects
+        assertThat(sameAsTree(reader, names, "{\"s\":\"\\\"a\\\":1\",\"n\":{\"a\":2,\"stars\":[{\"a\":3}]},\"a\":4,\"t\":\"a\"}")).isTrue();
+        assertThat(sameAsTree(reader, names, "{\"a\":\"x\\\\\",\"q\":\"\\\\\\\"stars\\\":\",\"stars\":5,\"z\":{\"stars\":6}}")).isTrue();
+        // a value ending in backslashes before its closing quote, read backwards
+        assertThat(sameAsTree(reader, names, "{\"stars\":\"\\\\\\\\\",\"b\":\"\\\"\",\"a\":\"\\\\\"}")).isTrue();
+        // numbers of every shape, literals, blanks and new lines anywhere
+        for (String n : List.of("-0", "1e3", "1.0", "-12.5e-1", "0.1", "123456789012345678901", "true", "false", "null")) {
+            assertThat(sameAsTree(reader, names, "{ \"a\" : " + n + " ,\n \"b\":[1, {\"a\":2}],\t\"stars\":" + n + "}\n")).isTrue();
+        }
+        // missing, empty
+        assertThat(sameAsTree(reader, names, "{\"b\":1}")).isTrue();
+        assertThat(sameAsTree(reader, names, "{}")).isTrue();
+        assertThat(sameAsTree(reader, names, " { } ")).isTrue();
+    }
+
+    @Test
+    void escapedNamesAndBytesThatAreNotAnObjectAreLeftToTheCaller() {
+        StoredFields.Reader reader = new StoredFields(List.of("stars")).reader();
+        // an escaped name may spell one of the names, met from either end
+        assertThat(reader.locate(bytes("{\"a\":1,\"b\":2,\"st\\u0061rs\":3}"))).isFalse();
+        assertThat(reader.locate(bytes("{\"st\\u0061rs\":3,\"b\":2,\"c\":1,\"d\":0}"))).isFalse();
+        assertThat(reader.locate(bytes("[1,2]"))).isFalse();
+        assertThat(reader.locate(bytes("\"stars\""))).isFalse();
+        assertThat(reader.locate(bytes(""))).isFalse();
+    }
+
+    @Test
+    void aReaderReusedOverChangingLayoutsFindsWhatTheTreeHolds() {
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        RandomValues r = new RandomValues(seed);
+        java.util.Random random = r.random();
+        ObjectWriter pretty = JSON.mapper().writerWithDefaultPrettyPrinter();
+        int read = 0;
+        for (List<String> names : List.of(List.of("a"), List.of("_id", "g", "v"), List.of("c", "a", "b"), List.of("f\\", "h"))) {
+            StoredFields.Reader reader = new StoredFields(names).reader();
+            for (int i = 0; i < 3000; i++) {
+                ObjectNode doc = Json.NODES.objectNode();
+                List<String> fields = new ArrayList<>(List.of("a", "b", "c", "_id", "g", "v", "x\"y", "f\\", "h", "i", "j"));
+                Collections.shuffle(fields, random);
+                for (String name : fields.subList(0, random.nextInt(fields.size() + 1))) {
+                    doc.set(name, random.nextInt(3) == 0
+                            ? Json.NODES.stringNode(TRICKY[random.nextInt(TRICKY.length)])
+                            : random.nextInt(4) == 0 ? Json.NODES.objectNode().put(names.get(0), TRICKY[random.nextInt(TRICKY.length)])
+                            : r.value(2));
+                }
+                String compact;
+                String indented;
+                try {
+                    compact = new String(JSON.bytes(JSON.parse(JSON.bytes(doc), "doc")), StandardCharsets.UTF_8);
+                    indented = pretty.writeValueAsString(doc);
+                } catch (dev.weft.core.WeftException e) {
+                    continue; // U+0000, which is never stored
+                }
+                for (String stored : List.of(compact, indented)) {
+                    if (sameAsTree(reader, names, stored)) {
+                        read++;
+                    }
+                }
+            }
+        }
+        assertThat(read).as("seed=" + seed).isGreaterThan(5_000);
+    }
+
+    @Test
+    void namesMustBeDistinct() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new StoredFields(List.of("a", "a")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
