@@ -158,7 +158,7 @@ final class Fts5Trigrams implements TrigramPostings {
         if (java.util.Arrays.equals(gram, Trigrams.OVERFLOW) || inFts5 >= cap) {
             return inFts5;
         }
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p WHERE instr(s, ?) > 0 LIMIT ?) c");
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p WHERE instr(s, ?) > 0 LIMIT (? + 0)) c");
         ps.setString(1, new String(gram, StandardCharsets.UTF_8));
         ps.setLong(2, cap - inFts5);
         try (ResultSet rs = ps.executeQuery()) {
