@@ -155,17 +155,12 @@ public abstract class StoreContract {
      */
     protected List<ChangeEvent> eventsAfter(long after, int expected) {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            List<ChangeEvent> events = store.eventLog().after(after, 1000);
-            if (events.size() >= expected || System.nanoTime() > deadline) {
-                return events;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+        List<ChangeEvent> events = store.eventLog().after(after, 1000);
+        while (events.size() < expected && System.nanoTime() < deadline) {
+            pause(20);
+            events = store.eventLog().after(after, 1000);
         }
+        return events;
     }
 
     /**
@@ -177,11 +172,7 @@ public abstract class StoreContract {
         long deadline = System.nanoTime() + 10_000_000_000L;
         long last = store.eventLog().last();
         while (last < expected && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+            pause(20);
             last = store.eventLog().last();
         }
         return last;
@@ -193,14 +184,18 @@ public abstract class StoreContract {
         long now = store.eventLog().last();
         while (now != last) {
             last = now;
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+            pause(100);
             now = store.eventLog().last();
         }
         return now;
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     // --- catalog ---------------------------------------------------------------------------------
