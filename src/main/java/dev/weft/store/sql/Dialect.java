@@ -66,6 +66,9 @@ public interface Dialect {
         return "?";
     }
 
+    /** A bound row count inside an expression, which no database plans with: {@link #boundCount} for statements written without a Dialect at hand. */
+    String BOUND_COUNT_IN_EXPRESSION = "(? + 0)";
+
     /** Past this many ranges a read takes the whole table and lets the filter decide. */
     int maxRangesInOneStatement();
 

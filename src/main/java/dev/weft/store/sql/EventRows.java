@@ -49,7 +49,7 @@ public final class EventRows {
      * is bound inside an expression, see {@link Dialect#boundCount}).
      */
     public static List<ChangeEvent> read(SqlConnection sql, Json json, long after, int limit) throws SQLException {
-        return read(sql, json, "SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT (? + 0)", after, limit);
+        return read(sql, json, "SELECT " + READ + " FROM weft_events WHERE seq > ? ORDER BY seq LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION, after, limit);
     }
 
     /** As {@link #read(SqlConnection, Json, long, int)}, by {@code query}: {@link #READ}'s columns, parameters after and limit. */

@@ -46,7 +46,7 @@ public interface TrigramPostings {
     default long count(SqlConnection sql, String table, byte[] gram, long cap) throws SQLException {
         boolean overflow = java.util.Arrays.equals(gram, Trigrams.OVERFLOW);
         java.sql.PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM "
-                + (overflow ? overflowed(table) : holding(table)) + " LIMIT (? + 0)) c"); // bound in an expression: see Dialect.boundCount
+                + (overflow ? overflowed(table) : holding(table)) + " LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") c");
         int p = 1;
         if (!overflow) {
             ps.setString(p++, term(gram));

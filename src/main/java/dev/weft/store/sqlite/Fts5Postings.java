@@ -2,6 +2,7 @@ package dev.weft.store.sqlite;
 
 import dev.weft.core.Json;
 import dev.weft.query.TextIndex;
+import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
 import java.sql.PreparedStatement;
@@ -185,7 +186,7 @@ final class Fts5Postings implements TextPostings {
     @Override
     public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
         PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
-                + " ORDER BY score DESC LIMIT (? + 0)) s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
+                + " ORDER BY score DESC LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
         best.setString(1, (String) lookupArgs(terms).getFirst());
         best.setInt(2, n);
         List<Ranked> out = rows(best);

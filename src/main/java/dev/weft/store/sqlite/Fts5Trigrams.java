@@ -2,6 +2,7 @@ package dev.weft.store.sqlite;
 
 import dev.weft.core.Json;
 import dev.weft.query.Trigrams;
+import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TrigramPostings;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +159,8 @@ final class Fts5Trigrams implements TrigramPostings {
         if (java.util.Arrays.equals(gram, Trigrams.OVERFLOW) || inFts5 >= cap) {
             return inFts5;
         }
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p WHERE instr(s, ?) > 0 LIMIT (? + 0)) c");
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p WHERE instr(s, ?) > 0 LIMIT "
+                + Dialect.BOUND_COUNT_IN_EXPRESSION + ") c");
         ps.setString(1, new String(gram, StandardCharsets.UTF_8));
         ps.setLong(2, cap - inFts5);
         try (ResultSet rs = ps.executeQuery()) {

@@ -96,7 +96,7 @@ final class SqliteDialect implements Dialect {
     /** {@code (? + 0)}: SQLite prepares a statement anew at each run whose LIMIT or OFFSET is a bare bound parameter. */
     @Override
     public String boundCount() {
-        return "(? + 0)";
+        return BOUND_COUNT_IN_EXPRESSION;
     }
 
     @Override
