@@ -57,6 +57,10 @@ final class Dispatcher {
     private final List<Subscriber> costly = new ArrayList<>();
     /** Dispatcher only: subscribers whose match ran past the whole budget, ended after the event. */
     private final java.util.Map<Subscriber, EventFrame> overBudget = new java.util.LinkedHashMap<>();
+    /** Dispatcher only: each class of subscribers' answer in the current pass over the current event. */
+    private final Answers answers = new Answers();
+    /** Dispatcher only: frames queued for the current event, added to {@link #sent} once after it. */
+    private long queued;
     /** Dispatcher only: subscribers the current event (a drop) invalidated, ended after it. */
     private final List<Subscriber> invalidated = new ArrayList<>();
 
@@ -168,9 +172,11 @@ final class Dispatcher {
         Group g = index.group(e.ns());
         if (g != null) {
             EventView v = views.apply(e);
+            answers.clear();
             g.candidates(v, s -> consider(s, v));
             fanout.flush();
             if (!costly.isEmpty()) {
+                answers.clear(); // the second pass has the whole budget
                 for (Subscriber s : costly) {
                     consider(s, v, matcher.budget);
                 }
@@ -186,6 +192,9 @@ final class Dispatcher {
             overBudget.clear();
             invalidated.forEach(s -> s.invalidate(v.invalidate()));
             invalidated.clear();
+            answers.clear(); // no frame outlives its event here
+            sent.addAndGet(queued);
+            queued = 0;
         }
         index.dispatched(e.seq());
     }
@@ -202,12 +211,18 @@ final class Dispatcher {
     }
 
     /**
-     * Queues {@code v} on {@code s} if it matches within {@code tests} value tests. Past them, a
+     * Queues {@code v} on {@code s} if it matches within {@code tests} value tests, matched once
+     * per class of equal queries ({@link Answers}). Past them, a
      * first pass leaves {@code s} to the second ({@link #costly}); past the whole budget,
      * {@code s} is ended after the event.
      */
     private void consider(Subscriber s, EventView v, long tests) {
-        EventFrame frame = matcher.matchWithin(s, v, budget, tests);
+        StreamQuery q = s.query();
+        EventFrame frame = answers.get(q);
+        if (frame == Answers.UNKNOWN) {
+            frame = matcher.matchWithin(q, v, budget, tests);
+            answers.put(q, frame);
+        }
         if (frame == Matcher.TOO_COSTLY && tests < matcher.budget) {
             costly.add(s);
             return;
@@ -222,9 +237,9 @@ final class Dispatcher {
         switch (s.enqueue(frame)) {
             case PUMP -> {
                 fanout.add(s);
-                sent.incrementAndGet();
+                queued++;
             }
-            case QUEUED -> sent.incrementAndGet();
+            case QUEUED -> queued++;
             case FULL -> full.add(s);
             case ENDED -> { }
         }

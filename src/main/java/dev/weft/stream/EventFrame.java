@@ -20,6 +20,10 @@ public final class EventFrame {
     private volatile byte[] sse;
     private String text;
     private volatile ByteBuffer webSocketText;
+    /** Writes of {@link #webSocketText} so far, counted only until it is made direct (benignly racy). */
+    private int writes;
+    /** Writes of one frame after which it is copied to a direct buffer ({@link #webSocketText}). */
+    static final int DIRECT_AFTER = 16;
 
     EventFrame(String token, byte[] json) {
         this.token = token;
@@ -65,12 +69,18 @@ public final class EventFrame {
      * The whole WebSocket text frame as a server sends it (unmasked, final, no extension bits):
      * header then JSON, made once and shared by every WebSocket subscriber, so a write is one
      * buffer and one system call with nothing framed per client. Each call returns a buffer of
-     * its own (a write moves its position).
+     * its own (a write moves its position). From the {@link #DIRECT_AFTER}th write on, the frame
+     * is a direct buffer: the JDK writes a heap buffer by first copying it into a direct one of
+     * its own, once per client; an event that reaches a few clients only is not worth the
+     * direct allocation.
      */
     public ByteBuffer webSocketText() {
         ByteBuffer f = webSocketText;
         if (f == null) {
             f = webSocketFrame(0x1, json);
+            webSocketText = f;
+        } else if (!f.isDirect() && ++writes >= DIRECT_AFTER) { // a racy count: a lost update only delays the copy
+            f = ByteBuffer.allocateDirect(f.remaining()).put(f.duplicate()).flip().asReadOnlyBuffer();
             webSocketText = f;
         }
         return f.duplicate();

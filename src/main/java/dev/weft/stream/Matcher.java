@@ -33,9 +33,18 @@ final class Matcher {
 
     /** {@link #match} within {@code tests} value tests of {@code budget}; {@link #TOO_COSTLY} past them. */
     EventFrame matchWithin(Subscriber s, EventView v, MatchBudget budget, long tests) {
+        return matchWithin(s.query(), v, budget, tests);
+    }
+
+    /**
+     * {@link #matchWithin(Subscriber, EventView, MatchBudget, long)} for a subscriber whose query
+     * (read once for the event) is {@code q}: a function of {@code q} and {@code v} alone, so
+     * subscribers with equal queries get the same answer.
+     */
+    EventFrame matchWithin(StreamQuery q, EventView v, MatchBudget budget, long tests) {
         budget.reset(tests);
         try {
-            return match(s, v, budget);
+            return match(q, v, budget);
         } catch (MatchBudget.Exceeded x) {
             return TOO_COSTLY;
         } catch (WeftException x) {
@@ -72,9 +81,8 @@ final class Matcher {
      * no document: a document filter lets it through, an event filter ({@code $match}) judges it
      * as MongoDB does.
      */
-    private EventFrame match(Subscriber s, EventView v, MatchBudget budget) {
+    private EventFrame match(StreamQuery q, EventView v, MatchBudget budget) {
         evaluations.incrementAndGet();
-        StreamQuery q = s.query();
         if (!q.ns().equals(v.event.ns())) {
             return null;
         }

@@ -56,7 +56,6 @@ public final class StreamHub implements AutoCloseable {
 
     private final EventLog log;
     private final int clientQueue;
-    private final long heartbeatNanos;
     private final long accessCheckMs;
     private final LiveIndex index;
     private final Matcher matcher;
@@ -85,7 +84,6 @@ public final class StreamHub implements AutoCloseable {
     StreamHub(EventLog log, Json json, Settings settings, DocumentPolicy.Lookup policies, int fanoutThreads) {
         this.log = log;
         this.clientQueue = settings.streamClientQueue();
-        this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(settings.streamHeartbeatMs());
         this.accessCheckMs = settings.streamAccessCheckMs();
         this.index = new LiveIndex(log.last());
         this.matcher = new Matcher(settings.streamMatchBudget());
@@ -97,7 +95,7 @@ public final class StreamHub implements AutoCloseable {
                 laneLag);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("weft-stream-timer").daemon(true).factory());
         long every = settings.streamHeartbeatMs() / 2;
-        scheduler.scheduleAtFixedRate(() -> all.forEach(s -> s.heartbeat(heartbeatNanos / 2)), every, every, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(() -> all.forEach(s -> s.heartbeat(false)), every, every, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -140,7 +138,7 @@ public final class StreamHub implements AutoCloseable {
         } else {
             replay.start(s, query.resumeAfter().getAsLong());
         }
-        s.heartbeat(0); // puts the stream on the wire now (SSE headers), unless an event already does
+        s.heartbeat(true); // puts the stream on the wire now (SSE headers), unless an event already does
         return s;
     }
 

@@ -44,7 +44,12 @@ final class Subscriber implements StreamHub.Subscription {
     private boolean ended;
     private int closeCode;
     private String closeReason;
-    private volatile long lastWrite = System.nanoTime();
+    /**
+     * Guarded by this: a frame was started since the last heartbeat tick ({@link #heartbeat}).
+     * A flag set under the lock the write takes anyway, instead of a clock read and a volatile
+     * store per write: the fan-out's per-notification work is what limits it.
+     */
+    private boolean wrote = true;
     /** Guarded by {@link LiveIndex}'s lock: true once the subscriber receives live events from the dispatcher. */
     private boolean live;
     /** Guarded by {@link LiveIndex}'s lock: live events up to this seq were replayed from the log instead. */
@@ -196,10 +201,17 @@ final class Subscriber implements StreamHub.Subscription {
         return ended;
     }
 
-    /** Sends a heartbeat when nothing was written for {@code idleNanos}. */
-    void heartbeat(long idleNanos) {
+    /**
+     * A heartbeat tick: sends a heartbeat when nothing was written since the previous tick (the
+     * hub ticks every half {@code stream-heartbeat-ms}, so an idle stream gets one every
+     * {@code stream-heartbeat-ms}, a busy one none), or at once when {@code now} (a new stream:
+     * its headers go on the wire) and nothing is queued or in flight.
+     */
+    void heartbeat(boolean now) {
         synchronized (this) {
-            if (ended || inFlight || !queue.isEmpty() || System.nanoTime() - lastWrite < idleNanos) {
+            boolean idle = !wrote || now;
+            wrote = false;
+            if (ended || inFlight || !queue.isEmpty() || !idle) {
                 return;
             }
             queue.add(EventFrame.HEARTBEAT);
@@ -275,6 +287,7 @@ final class Subscriber implements StreamHub.Subscription {
                 if (!inFlight) {
                     next = queue.poll(); // empty once ended, but after finish
                     inFlight = next != null;
+                    wrote |= inFlight;
                     if (next == null && closeReason != null) {
                         code = closeCode;
                         reason = closeReason;
@@ -285,7 +298,6 @@ final class Subscriber implements StreamHub.Subscription {
             if (reason != null) {
                 outlet.close(code, reason);
             } else if (next != null) {
-                lastWrite = System.nanoTime();
                 outlet.send(next, onSent);
             }
         } while (wip.decrementAndGet() != 0);

@@ -46,4 +46,18 @@ class EventFrameTest {
         assertThat(bytes(EventFrame.webSocketFrame(0x9, new byte[0]))).containsExactly(0x89, 0);
         assertThat(bytes(EventFrame.webSocketFrame(0xA, new byte[] {'p'}))).containsExactly(0x8A, 1, 'p');
     }
+
+    @Test
+    void aFrameWrittenManyTimesBecomesDirectWithTheSameBytes() {
+        EventFrame frame = new EventFrame("t", "{\"a\":1}".getBytes());
+        byte[] heap = bytes(frame.webSocketText());
+        for (int i = 1; i < EventFrame.DIRECT_AFTER; i++) {
+            assertThat(frame.webSocketText().isDirect()).isFalse();
+        }
+        ByteBuffer direct = frame.webSocketText();
+        assertThat(direct.isDirect()).isTrue();
+        assertThat(direct.isReadOnly()).isTrue();
+        assertThat(bytes(direct)).isEqualTo(heap);
+        assertThat(bytes(frame.webSocketText())).isEqualTo(heap); // its own position again
+    }
 }

@@ -125,6 +125,28 @@ class FanoutTest {
     }
 
     @Test
+    void aHeartbeatGoesOnlyToAStreamThatWroteNothingSinceThePreviousTick() {
+        MemoryLog log = new MemoryLog();
+        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 1)) {
+            StreamClassesTest.Frames outlet = new StreamClassesTest.Frames();
+            Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null, 1);
+            s.heartbeat(true); // a new stream: on the wire at once
+            assertThat(outlet.frames).containsExactly(EventFrame.HEARTBEAT);
+            s.heartbeat(false); // the heartbeat itself was a write since the last tick
+            assertThat(outlet.frames).hasSize(1);
+            s.heartbeat(false); // idle for a whole tick
+            assertThat(outlet.frames).hasSize(2);
+            EventFrame event = new EventFrame("a", new byte[0]);
+            assertThat(s.enqueue(event)).isEqualTo(Subscriber.Queued.PUMP);
+            s.pump();
+            s.heartbeat(false); // an event went out since the last tick
+            assertThat(outlet.frames).containsExactly(EventFrame.HEARTBEAT, EventFrame.HEARTBEAT, event);
+            s.heartbeat(false);
+            assertThat(outlet.frames).containsExactly(EventFrame.HEARTBEAT, EventFrame.HEARTBEAT, event, EventFrame.HEARTBEAT);
+        }
+    }
+
+    @Test
     void aClientThatStopsReadingIsCutOffWith1013AndForgotten() throws Exception {
         MemoryLog log = new MemoryLog();
         Settings settings = Settings.parse(new String[] {"--stream-client-queue", "3"}, Map.of());
