@@ -1,5 +1,6 @@
 package dev.weft.store.plan;
 
+import dev.weft.query.BoundedMemo;
 import dev.weft.query.Filter;
 import dev.weft.query.TextCondition;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,16 @@ public record TextPrefilter(String sql, List<Object> args) {
      */
     private static final String SQLITE_PATTERN = "(? || '')";
 
+    /** Most conditions whose SQL is kept; past it they are rendered again. */
+    static final int MAX_RENDERED = 1024;
+    /**
+     * The SQL of each (condition, dialect, column) rendered before: a query asked again is not
+     * rendered again. Its keys are small: at most {@link TextCondition#MAX_LITERALS} literals.
+     */
+    private static final BoundedMemo<Key, TextPrefilter> RENDERED = new BoundedMemo<>(MAX_RENDERED);
+
+    private record Key(TextCondition condition, Dialect dialect, String column) {}
+
     /**
      * The condition for {@code filter} on {@code column} (e.g. {@code body} or {@code d.body}),
      * as {@code " AND (...)"} to append to a WHERE clause, or {@link #NONE}.
@@ -44,6 +55,13 @@ public record TextPrefilter(String sql, List<Object> args) {
         if (c instanceof TextCondition.Always) {
             return NONE;
         }
+        return RENDERED.get(new Key(c, dialect, column), TextPrefilter::rendered);
+    }
+
+    private static TextPrefilter rendered(Key key) {
+        TextCondition c = key.condition();
+        Dialect dialect = key.dialect();
+        String column = key.column();
         List<Object> args = new ArrayList<>();
         StringBuilder sql = new StringBuilder(" AND ");
         render(c, dialect, column, sql, args);
