@@ -41,8 +41,11 @@ public final class StoredMatcher {
         if (sort != null) {
             sort.fields().forEach(f -> paths.add(f.path()));
         }
-        ReaderKey key = new ReaderKey(json, Set.copyOf(paths));
-        int chars = paths.stream().mapToInt(String::length).sum();
+        int chars = 0;
+        for (String path : paths) {
+            chars += path.length();
+        }
+        ReaderKey key = new ReaderKey(json, paths);
         PrunedReader reader = chars <= BoundedMemo.SMALL_KEY_CHARS ? READERS.get(key, ReaderKey::reader) : key.reader();
         return new StoredMatcher(filter, reader);
     }
