@@ -9,12 +9,25 @@ import tools.jackson.databind.JsonNode;
  * A filter (and sort) run on stored JSON bytes: each candidate is read once by a
  * {@link PrunedReader} keeping only the paths they name, and the reference evaluator runs on
  * that small tree. Whole documents are decoded only when returned, by whoever returns them.
- * It keeps no state between documents, so the readers of a split scan share one.
+ * It keeps no state between documents, so the readers of a split scan share one, and so do the
+ * requests that read the same paths: the reader of a path set is made once ({@link #READERS}).
  */
 public final class StoredMatcher {
     private final Filter filter;
     private final boolean everything;
     private final PrunedReader reader;
+
+    /** Most path sets whose readers are kept; past it they are made again. */
+    static final int MAX_READERS = 1024;
+    /** The reader of each (writer, path set) asked for before: building its trie is per query, not per row. */
+    private static final BoundedMemo<ReaderKey, PrunedReader> READERS = new BoundedMemo<>(MAX_READERS);
+
+    /** A reader's key: {@code json} by identity (one per server), the paths by value. */
+    private record ReaderKey(Json json, Set<String> paths) {
+        PrunedReader reader() {
+            return new PrunedReader(json, PathTrie.of(paths));
+        }
+    }
 
     private StoredMatcher(Filter filter, PrunedReader reader) {
         this.filter = filter;
@@ -28,7 +41,13 @@ public final class StoredMatcher {
         if (sort != null) {
             sort.fields().forEach(f -> paths.add(f.path()));
         }
-        return new StoredMatcher(filter, new PrunedReader(json, PathTrie.of(paths)));
+        int chars = 0;
+        for (String path : paths) {
+            chars += path.length();
+        }
+        ReaderKey key = new ReaderKey(json, paths);
+        PrunedReader reader = chars <= BoundedMemo.SMALL_KEY_CHARS ? READERS.get(key, ReaderKey::reader) : key.reader();
+        return new StoredMatcher(filter, reader);
     }
 
     /** The document pruned to the paths the filter and sort read (enough for both). */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import tools.jackson.databind.JsonNode;
 
@@ -195,8 +196,19 @@ public final class Trigrams {
 
     /** The lookup that finds every document {@code filter} can match, or null when its regexes on {@code path} require nothing. */
     public static Query query(Filter filter, String path) {
-        Query q = of(filter.requiredStrings(path));
-        return q != null && q.size() > MAX_PER_QUERY ? bounded(q) : q;
+        TextCondition required = filter.requiredStrings(path);
+        boolean small = required.literals() * TextCondition.MAX_LITERAL_CHARS <= BoundedMemo.SMALL_KEY_CHARS;
+        return (small ? LOOKUPS.get(required, Trigrams::lookup) : lookup(required)).orElse(null);
+    }
+
+    /** Most conditions whose lookups are kept; past it they are cut into trigrams again. */
+    static final int MAX_LOOKUPS = 1024;
+    /** The lookup of each condition asked for before (a query is immutable): cut once, not per request. */
+    private static final BoundedMemo<TextCondition, Optional<Query>> LOOKUPS = new BoundedMemo<>(MAX_LOOKUPS);
+
+    private static Optional<Query> lookup(TextCondition required) {
+        Query q = of(required);
+        return Optional.ofNullable(q != null && q.size() > MAX_PER_QUERY ? bounded(q) : q);
     }
 
     /** Null means "says nothing". */

@@ -1,6 +1,7 @@
 package dev.weft.store.plan;
 
 import dev.weft.core.WeftException;
+import dev.weft.query.BoundedMemo;
 import dev.weft.query.Sort;
 import dev.weft.query.SortKeys;
 import java.util.ArrayList;
@@ -34,13 +35,30 @@ public final class TopK {
     private final long maxBytes;
     private long bytes;
 
+    /** Most sorts whose orderings are kept; past it they are derived again. */
+    static final int MAX_ORDERINGS = 1024;
+    /** What each sort asked for before compares by (both immutable): derived once per sort, not per query. */
+    private static final BoundedMemo<Sort, Ordering> ORDERINGS = new BoundedMemo<>(MAX_ORDERINGS);
+
+    /** A sort's comparator on trees and its stored keys (null for a sort by text score). */
+    private record Ordering(Comparator<JsonNode> bySort, SortKeys keys) {
+        static Ordering of(Sort sort) {
+            return new Ordering(sort.comparator(), SortKeys.of(sort));
+        }
+    }
+
     public TopK(Sort sort, long skip, long limit, long maxBytes) {
         this.skip = skip;
         this.maxBytes = maxBytes;
         this.limit = limit;
         this.keep = skip + limit < 0 ? Long.MAX_VALUE : skip + limit;
-        Comparator<JsonNode> bySort = sort.comparator();
-        this.keys = SortKeys.of(sort);
+        int chars = 0;
+        for (var field : sort.fields()) {
+            chars += field.path().length();
+        }
+        Ordering ordering = chars <= BoundedMemo.SMALL_KEY_CHARS ? ORDERINGS.get(sort, Ordering::of) : Ordering.of(sort);
+        Comparator<JsonNode> bySort = ordering.bySort();
+        this.keys = ordering.keys();
         this.order = (a, b) -> {
             int c = a.key() == null ? 0 : Arrays.compareUnsigned(a.key(), b.key());
             if (c == 0) {

@@ -30,4 +30,20 @@ class TextPrefilterTest {
         TextPrefilter p = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"pach\"}}"), TextPrefilter.Dialect.POSTGRESQL, "body");
         assertThat(p.sql()).isEqualTo(" AND position(? in body) > 0");
     }
+
+    /** Rendered SQL is kept per condition, dialect and column: none of them may answer for another. */
+    @Test
+    void aKeptRenderingIsOnlyReusedForTheSameConditionDialectAndColumn() {
+        Filter f = filter("{\"u\":{\"$regex\":\"a*b\\\\[c?\"}}");
+        TextPrefilter first = TextPrefilter.of(f, TextPrefilter.Dialect.SQLITE, "body");
+        assertThat(TextPrefilter.of(filter("{\"u\":{\"$regex\":\"a*b\\\\[c?\"}}"), TextPrefilter.Dialect.SQLITE, "body"))
+                .isEqualTo(first);
+        assertThat(TextPrefilter.of(f, TextPrefilter.Dialect.SQLITE, "d.body").sql()).contains("d.body").isNotEqualTo(first.sql());
+        assertThat(TextPrefilter.of(f, TextPrefilter.Dialect.POSTGRESQL, "body").sql()).contains("position(");
+        TextPrefilter other = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"a*b\\\\[d?\"}}"), TextPrefilter.Dialect.SQLITE, "body");
+        assertThat(other.args()).isNotEqualTo(first.args());
+        TextPrefilter folded = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"a*b\\\\[c?\",\"$options\":\"i\"}}"),
+                TextPrefilter.Dialect.SQLITE, "body");
+        assertThat(folded.sql()).contains("LIKE");
+    }
 }
