@@ -16,15 +16,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * read from memory that the rest of a request's work had pushed out of the processor's caches.
  *
  * <p>A published {@link Table} never changes: a word not found is derived by the caller and
- * learnt here ({@link #learn}); learnt words are added to a copy of the table once words were
- * learnt a 32nd of its size times (or 32) since it was made, by one thread at a time, and the
- * copy replaces the table. A word learnt
- * while a copy is made may be left out of it: it is derived again when next met. So a lookup
- * answers a word's term or nothing, never another word's.
+ * learnt here ({@link #learn}); once words were learnt a 32nd of the table's size times (or 32)
+ * since it was made, one thread adds them to a copy of it, which replaces it. A word learnt while
+ * a copy is made may be left out of it: it is derived again when next met. So a lookup answers a
+ * word's term or nothing, never another word's.
  *
- * <p>Bounded: at most {@link #MAX_WORDS} words of at most {@link #MAX_WORD_BYTES} bytes whose
- * terms are ASCII (a table that would hold more starts over with the words learnt since), each
- * found within {@link #MAX_PROBES} slots of its own: about 8 MiB at most per language.
+ * <p>Bounded: at most {@link #MAX_WORDS} words of at most {@link #MAX_WORD_BYTES} bytes, with
+ * ASCII terms as short (a table that would hold more starts over with the words learnt since),
+ * each found within {@link #MAX_PROBES} slots of its own: about 7 MiB at most per language.
  */
 final class AsciiTerms {
     static final int MAX_WORDS = 1 << 16;
@@ -81,7 +80,7 @@ final class AsciiTerms {
     /** Remembers {@code word}'s {@code term} (null: a stop word) for a next table; a word or term not kept here is left out. */
     void learn(String word, String term) {
         String kept = term == null ? "" : term;
-        if (word.length() > MAX_WORD_BYTES || !ascii(word) || !ascii(kept)) {
+        if (word.length() > MAX_WORD_BYTES || kept.length() > MAX_WORD_BYTES || !ascii(word) || !ascii(kept)) {
             return;
         }
         learnt.put(word, kept);
