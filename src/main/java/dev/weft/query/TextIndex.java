@@ -111,21 +111,13 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
      */
     public List<String> termsByWeight(JsonNode doc) {
         List<Integer> classes = weightClasses();
-        StringBuilder[] out = new StringBuilder[classes.size()];
+        TermsText[] out = new TermsText[classes.size()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = new StringBuilder();
+            out[i] = new TermsText();
         }
         TextLanguage language = language(doc);
-        strings(doc, (text, weight) -> {
-            StringBuilder into = out[classes.indexOf(weight)];
-            for (String word : TextTokens.words(text)) {
-                String term = TextTokens.term(word, language, false, false);
-                if (term != null) {
-                    into.append(into.isEmpty() ? "" : " ").append(term);
-                }
-            }
-        });
-        return java.util.Arrays.stream(out).map(StringBuilder::toString).toList();
+        strings(doc, (text, weight) -> TextTokens.addTerms(text, language, out[classes.indexOf(weight)]));
+        return java.util.Arrays.stream(out).map(TermsText::toString).toList();
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.weft.query;
 
+import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -100,6 +102,71 @@ final class TextTokens {
             terms.put(word, cached);
         }
         return cached.isEmpty() ? null : cached;
+    }
+
+    /**
+     * Adds the index terms of {@code text} (case and diacritics folded) to {@code into}:
+     * {@code term(word, language, false, false)} of
+     * each of its {@link #words}, stop words left out. Text of ASCII characters alone (most text)
+     * is cut here from its bytes, without a String per word: its words are runs of ASCII letters
+     * and digits with apostrophes inside, their terms found in {@link AsciiTerms} by their bytes.
+     */
+    static void addTerms(String text, TextLanguage language, TermsText into) {
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        if (!ascii(utf8)) {
+            for (String word : words(text)) {
+                add(into, term(word, language, false, false));
+            }
+            return;
+        }
+        AsciiTerms terms = ASCII_TERMS.get(language.ordinal());
+        int n = utf8.length;
+        int i = 0;
+        while (i < n) {
+            if (!ASCII_WORD[utf8[i]]) {
+                i++;
+                continue;
+            }
+            int start = i;
+            int hash = 0;
+            do {
+                hash = 31 * hash + utf8[i];
+                i++;
+            } while (i < n && (ASCII_WORD[utf8[i]] || utf8[i] == '\'' && i + 1 < n && ASCII_WORD[utf8[i + 1]]));
+            if (!terms.add(utf8, start, i, hash, into)) {
+                String word = new String(utf8, start, i - start, StandardCharsets.ISO_8859_1);
+                String term = term(word, language, false, false);
+                add(into, term);
+                terms.learn(word, term);
+            }
+        }
+    }
+
+    /** The index terms of ASCII words by language ({@link TextLanguage#ordinal}). */
+    private static final List<AsciiTerms> ASCII_TERMS = Arrays.stream(TextLanguage.values()).map(l -> new AsciiTerms()).toList();
+
+    private static void add(TermsText into, String term) {
+        if (term != null) {
+            into.add(term);
+        }
+    }
+
+    private static boolean ascii(byte[] utf8) {
+        for (byte b : utf8) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What {@link #wordChar} is below U+0080, by character: an ASCII letter or digit. */
+    private static final boolean[] ASCII_WORD = new boolean[128];
+
+    static {
+        for (int c = 0; c < 128; c++) {
+            ASCII_WORD[c] = Character.isLetterOrDigit(c);
+        }
     }
 
     private static String derive(String word, TextLanguage language, boolean keepCase, boolean keepDiacritics) {

@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.node.ArrayNode;
 
 /**
  * A text index on SQLite: {@code <table>(n, id)} numbers the documents it holds (a document table
@@ -127,16 +126,51 @@ final class Fts5Postings implements TextPostings {
         if (ids.isEmpty()) {
             return;
         }
-        ArrayNode rows = Json.NODES.arrayNode();
-        for (List<String> terms : termsByWeight) {
-            ArrayNode row = rows.addArray();
-            terms.forEach(row::add);
-        }
         StringBuilder values = new StringBuilder();
         for (int i = 0; i < index.weightClasses().size(); i++) {
             values.append(i == 0 ? "" : ", ").append("value ->> ").append(i);
         }
-        pending.insert(sql, table, ids, rows, columns(index), values.toString(), toPending);
+        pending.insert(sql, table, ids, rows(termsByWeight), columns(index), values.toString(), toPending);
+    }
+
+    /**
+     * The documents' rows as a JSON array of arrays of strings, written here: a term is letters,
+     * digits, combining marks and apostrophes, which JSON holds as they are (a string that needs
+     * escaping is escaped, but none does), so the rows are copied rather than serialized node by node.
+     */
+    static String rows(List<List<String>> termsByWeight) {
+        int chars = 2;
+        for (List<String> terms : termsByWeight) {
+            for (String t : terms) {
+                chars += t.length() + 3;
+            }
+            chars += 3;
+        }
+        StringBuilder rows = new StringBuilder(chars).append('[');
+        for (List<String> terms : termsByWeight) {
+            rows.append(rows.length() == 1 ? "[" : ",[");
+            for (int i = 0; i < terms.size(); i++) {
+                rows.append(i == 0 ? "" : ",");
+                String t = terms.get(i);
+                if (plainInJson(t)) {
+                    rows.append('"').append(t).append('"');
+                } else {
+                    rows.append(Json.NODES.stringNode(t).toString());
+                }
+            }
+            rows.append(']');
+        }
+        return rows.append(']').toString();
+    }
+
+    private static boolean plainInJson(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

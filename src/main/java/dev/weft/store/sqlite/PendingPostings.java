@@ -37,6 +37,7 @@ final class PendingPostings {
      * merges them), and a write arriving meanwhile waits for one chunk, tens of milliseconds.
      */
     static final int IDLE_CHUNK = 2048;
+    private static final HexFormat HEX = HexFormat.of();
 
     /** Thrown in a query's snapshot where an index it is about to read holds pending documents that its lookups do not read. */
     static final class Lagging extends RuntimeException {
@@ -82,21 +83,29 @@ final class PendingPostings {
      */
     void insert(SqlConnection sql, String table, List<byte[]> ids, ArrayNode rows, String columns, String values,
                 boolean pending) throws SQLException {
+        insert(sql, table, ids, rows.toString(), columns, values, pending);
+    }
+
+    /** As {@link #insert(SqlConnection, String, List, ArrayNode, String, String, boolean)}, the rows given as their JSON text. */
+    void insert(SqlConnection sql, String table, List<byte[]> ids, String rows, String columns, String values,
+                boolean pending) throws SQLException {
         long first;
         try (ResultSet rs = sql.prepare("SELECT coalesce(max(n), 0) + 1 FROM " + table).executeQuery()) {
             rs.next();
             first = Math.max(1, rs.getLong(1));
         }
-        ArrayNode hexIds = rows.arrayNode();
-        ids.forEach(id -> hexIds.add(HexFormat.of().formatHex(id)));
+        StringBuilder hexIds = new StringBuilder(ids.size() * 28 + 2).append('[');
+        for (byte[] id : ids) {
+            HEX.formatHex(hexIds.append(hexIds.length() == 1 ? "\"" : ",\""), id).append('"');
+        }
         PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ? + key, unhex(value) FROM json_each(?)");
         numbers.setLong(1, first);
-        numbers.setString(2, hexIds.toString());
+        numbers.setString(2, hexIds.append(']').toString());
         numbers.executeUpdate();
         PreparedStatement postings = sql.prepare("INSERT INTO " + table + (pending ? "_p(n, " : "_t(rowid, ") + columns + ")"
                 + " SELECT ? + key, " + values + " FROM json_each(?)");
         postings.setLong(1, first);
-        postings.setString(2, rows.toString());
+        postings.setString(2, rows);
         postings.executeUpdate();
         if (pending) {
             withPending.add(table);
