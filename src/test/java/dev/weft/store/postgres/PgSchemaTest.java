@@ -150,7 +150,7 @@ class PgSchemaTest {
         }
         String table = documentTable();
         // what a node of version 3 left: default storage, its stamp and its event rows' check
-        PgTesting.admin("ALTER TABLE " + schema + "." + table + " RESET (toast_tuple_target)");
+        PgTesting.admin("ALTER TABLE " + schema + "." + table + " RESET (toast_tuple_target, fillfactor)");
         PgTesting.admin("ALTER TABLE " + schema + ".weft_events RESET (toast_tuple_target)");
         PgTesting.admin("UPDATE " + schema + ".weft_schema SET version = 3");
         PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
@@ -170,10 +170,10 @@ class PgSchemaTest {
         } finally {
             upgraded.close();
         }
-        for (String converted : List.of(table, "weft_events")) {
-            assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + "." + converted + "'::regclass"
-                    + " AND '" + PgSchema.WIDE_ROWS.replace(" ", "") + "' = ANY(reloptions)")).as(converted).isEqualTo(1);
-        }
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + "." + table + "'::regclass"
+                + " AND reloptions @> '{toast_tuple_target=8160,fillfactor=90}'")).as(table).isEqualTo(1);
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + ".weft_events'::regclass"
+                + " AND reloptions = '{toast_tuple_target=8160}'")).as("weft_events").isEqualTo(1);
         assertThat(toastRows(table)).as("the document's new row is in the table's pages").isZero();
         assertThat(toastRows("weft_events")).isZero();
         assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
