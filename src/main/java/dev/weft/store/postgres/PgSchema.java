@@ -106,10 +106,12 @@ final class PgSchema {
     static final String WIDE_ROWS = "toast_tuple_target = 8160";
     /**
      * The storage parameters of a document table: {@link #WIDE_ROWS}, and pages filled to 90% by
-     * inserts, so that an update usually finds room for the new row version in the old one's page
-     * and PostgreSQL updates it there (a HOT update: no new entry in the primary key's index, and
+     * inserts, so that an update can find room for the new row version in the old one's page and
+     * PostgreSQL updates it there (a HOT update: no new entry in the primary key's index, and
      * reads by key do not walk index entries of dead versions). A row of a 1 KB document is about
-     * 2.5 KB: pages hold two of them, not three, and the third's room takes the updates.
+     * 2.5 KB: pages hold two of them, not three, and the third's room takes the updates. Measured
+     * (decision record 0006, "documents in their rows"): 99% of updates HOT in a probe, about 58%
+     * under YCSB A's hot keys.
      */
     static final String DOCUMENT_TABLE = WIDE_ROWS + ", fillfactor = 90";
 
