@@ -56,6 +56,7 @@ public record Settings(
         long scanSplitMinRows,
         int sqliteWalPages,
         int sqlitePageSize,
+        long sqliteMmapBytes,
         int maxConnections,
         long idleTimeoutMs,
         long headerTimeoutMs,
@@ -103,6 +104,14 @@ public record Settings(
         List<String> trustedProxies,
         AuthSettings auth) {
 
+    /**
+     * SQLite's memory map of its file, per read connection: a whole large database on a 64-bit
+     * JVM (address space only; the pages are the kernel's page cache, shared by every mapping),
+     * the former 256 MiB on a 32-bit one, where several connections' maps would take the address
+     * space the heap and threads need.
+     */
+    private static final long SQLITE_MMAP_DEFAULT = "32".equals(System.getProperty("sun.arch.data.model")) ? 256L << 20 : 64L << 30;
+
     /** Every setting, in the order of {@code --help} and of the README's table. */
     public static final List<Setting<?>> ALL = List.of(
             Setting.integer("port", 8080, 0, 65535, "TCP port of the HTTP listener"),
@@ -140,6 +149,7 @@ public record Settings(
             Setting.longValue("scan-split-min-rows", 20_000, 1, Long.MAX_VALUE, "documents a collection holds before a query reading all of it is split"),
             Setting.integer("sqlite-wal-pages", 10_000, 100, 10_000_000, "longest SQLite write-ahead log, in pages, before the writer checkpoints it itself"),
             Setting.of("sqlite-page-size", 16_384, raw -> Setting.powerOfTwo("sqlite-page-size", raw, 4096, 65_536), "bytes per SQLite page (a power of two, 4096 to 65536) of a new data directory; an existing one keeps its own"),
+            Setting.longValue("sqlite-mmap-bytes", SQLITE_MMAP_DEFAULT, 0, 1L << 40, "bytes of the SQLite file each read connection maps into memory (SQLite's mmap_size): reads past it copy every page through a read() call; 0 maps none").showing("64 GiB (256 MiB on a 32-bit JVM)"),
             Setting.integer("max-connections", 19_000, 1, Integer.MAX_VALUE, "open HTTP connections accepted at once"),
             Setting.longValue("idle-timeout-ms", 30_000, 1, Long.MAX_VALUE, "idle keep-alive connections close after this"),
             Setting.longValue("header-timeout-ms", 10_000, 1, Long.MAX_VALUE, "a request whose headers are not all in this long after its first byte gets 408 and its connection closes"),

@@ -94,7 +94,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         try {
             Files.createDirectories(settings.data());
             PageSize.createIfNew(file, settings.sqlitePageSize());
-            writerSql = new Sql(open(file, false));
+            writerSql = new Sql(open(file));
             PageSize.reportKept(writerSql.connection(), file, settings.sqlitePageSize());
             for (String ddl : Schema.TABLES) {
                 writerSql.exec(ddl);
@@ -103,7 +103,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 writerSql.exec(ddl);
             }
             writerSql.exec("PRAGMA wal_autocheckpoint = " + settings.sqliteWalPages());
-            checkpointer = new Checkpointer(open(file, false), CHECKPOINT_MS);
+            checkpointer = new Checkpointer(open(file), CHECKPOINT_MS);
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
             events.load(writerSql);
             catalog = Catalog.load(writerSql.connection(), json);
@@ -113,14 +113,14 @@ public final class SqliteStore extends SqlStore implements EventLog {
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
-                Sql reader = new Sql(open(file, true));
+                Sql reader = new Sql(openReader(file, settings.sqliteMmapBytes()));
                 reader.interruptible();
                 readers.add(reader);
             }
             int helpers = ParallelScans.helpersNeeded(settings.parallelScans(), settings.scanParts());
             scanHelpers = new ArrayBlockingQueue<>(Math.max(1, helpers));
             for (int i = 0; i < helpers; i++) {
-                Sql helper = new Sql(open(file, true));
+                Sql helper = new Sql(openReader(file, settings.sqliteMmapBytes()));
                 helper.interruptible();
                 scanHelpers.add(helper);
             }
@@ -137,7 +137,23 @@ public final class SqliteStore extends SqlStore implements EventLog {
         overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
     }
 
-    private static Connection open(Path file, boolean reader) throws SQLException {
+    /**
+     * A read-only connection mapping up to {@code mmapBytes} of the file ({@code sqlite-mmap-bytes}):
+     * a page read within the map is the kernel's page, not a read() into SQLite's cache. SQLite
+     * maps read-only (a stray write cannot reach the file) and reads with read() again where a
+     * map fails; what a map cannot do is report an I/O error of the disk under it, which reaches
+     * the process as SIGBUS instead of SQLITE_IOERR (sqlite.org/mmap.html).
+     */
+    private static Connection openReader(Path file, long mmapBytes) throws SQLException {
+        Connection c = open(file);
+        try (var s = c.createStatement()) {
+            s.execute("PRAGMA query_only = 1");
+            s.execute("PRAGMA mmap_size = " + mmapBytes);
+        }
+        return c;
+    }
+
+    private static Connection open(Path file) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -146,14 +162,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         // Weft never asks for generated keys; with this on, sqlite-jdbc matches every statement
         // against an INSERT regex and runs a SELECT last_insert_rowid() after each insert.
         config.setGetGeneratedKeys(false);
-        Connection c = config.createConnection("jdbc:sqlite:" + file);
-        if (reader) {
-            try (var s = c.createStatement()) {
-                s.execute("PRAGMA query_only = 1");
-                s.execute("PRAGMA mmap_size = 268435456");
-            }
-        }
-        return c;
+        return config.createConnection("jdbc:sqlite:" + file);
     }
 
     /** Registers a listener told of every commit's document changes, in commit order. */
@@ -307,6 +316,15 @@ public final class SqliteStore extends SqlStore implements EventLog {
             rollback(sql, true);
             scanHelpers.add(sql);
         }
+    }
+
+    /** How much of the file a read connection maps ({@code PRAGMA mmap_size}): what {@code sqlite-mmap-bytes} gave SQLite. */
+    long readerMappedBytes() {
+        return read(false, sql -> {
+            try (var s = sql.connection().createStatement(); var rs = s.executeQuery("PRAGMA mmap_size")) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        });
     }
 
     private interface ReadFn<T> {
