@@ -166,7 +166,7 @@ final class PgEventLog implements EventLog {
     static void createSchema(Statement s, int stamped) throws SQLException {
         s.execute("CREATE TABLE IF NOT EXISTS weft_events(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                 + " at bigint NOT NULL, db text NOT NULL, coll text NOT NULL, op smallint NOT NULL,"
-                + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea)");
+                + " key bytea NOT NULL, doc bytea, pre bytea, upd bytea) WITH (" + PgSchema.WIDE_ROWS + ")");
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_pending(id bigint PRIMARY KEY)");
         s.execute("CREATE TABLE IF NOT EXISTS weft_event_seqs(seq bigint PRIMARY KEY, id bigint NOT NULL UNIQUE)");
         if (stamped < PgSchema.VERSION) {

@@ -31,7 +31,7 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public String createDocumentTable(String table) {
-        return "CREATE TABLE " + table + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL)";
+        return "CREATE TABLE " + table + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL) WITH (" + PgSchema.DOCUMENT_TABLE + ")";
     }
 
     @Override

@@ -167,6 +167,7 @@ public final class PostgresStore extends SqlStore {
             ((PostgresDialect) engine.dialect()).installTrigrams(s);
             engine.rebuildOldTextIndexes(new dev.weft.store.sql.SqlConnection(c), Catalog.load(c, json));
             if (stamped < PgSchema.VERSION) {
+                PgSchema.keepWideRowsInline(s);
                 PgSchema.stamp(s);
             }
             c.commit();

@@ -108,6 +108,101 @@ class PgSchemaTest {
         }
     }
 
+    /**
+     * Rows carrying whole documents stay in their table's pages ({@link PgSchema#WIDE_ROWS}): a
+     * document of 3 KB of text that does not compress, replaced by another, and the events of both
+     * writes (the second with the document before and after, over 6 KB) leave nothing in the
+     * TOAST tables, where PostgreSQL's default puts any row over about 2 KB.
+     */
+    @Test
+    void documentsAndTheirEventsOfANewSchemaStayInTheirRows() throws Exception {
+        PostgresStore store = PgStores.open(schema);
+        try {
+            store.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            store.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            assertThat(store.write(new WriteOp.InsertMany(NS, List.of(bigDocument(1)))).ok()).isTrue();
+            assertThat(store.write(new WriteOp.Replace(NS, bigDocument(1), WriteOp.WriteMode.UPDATE, Optional.empty())).ok()).isTrue();
+            waitFor(() -> store.eventLog().last() == 2);
+            assertThat(store.eventLog().after(1, 10).getFirst().previousDocument()).hasSizeGreaterThan(3000);
+        } finally {
+            store.close();
+        }
+        assertThat(toastRows(documentTable())).isZero();
+        assertThat(toastRows("weft_events")).isZero();
+    }
+
+    /**
+     * A schema of version 3 (documents of over 2 KB moved out of their rows) is converted: its
+     * document tables and event rows take {@link PgSchema#WIDE_ROWS}, a document written before
+     * reads back as it was, its next write leaves its row in the table's pages, and a writer of
+     * version 3 can no longer log an event.
+     */
+    @Test
+    void aSchemaOfVersion3IsConvertedSoItsDocumentsNextWritesStayInTheirRows() throws Exception {
+        tools.jackson.databind.node.ObjectNode before = bigDocument(1);
+        PostgresStore store = PgStores.open(schema);
+        try {
+            store.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            store.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            assertThat(store.write(new WriteOp.InsertMany(NS, List.of(before))).ok()).isTrue();
+        } finally {
+            store.close();
+        }
+        String table = documentTable();
+        // what a node of version 3 left: default storage, its stamp and its event rows' check
+        PgTesting.admin("ALTER TABLE " + schema + "." + table + " RESET (toast_tuple_target, fillfactor)");
+        PgTesting.admin("ALTER TABLE " + schema + ".weft_events RESET (toast_tuple_target)");
+        PgTesting.admin("UPDATE " + schema + ".weft_schema SET version = 3");
+        PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
+                + PgSchema.EVENT_ROW_CHECK + " CHECK (" + PgSchema.EVENT_ROW_COLUMN + " = 3) NOT VALID");
+        // the document's row as a node of version 3 writes it (the same bytes)
+        PgTesting.admin("UPDATE " + schema + "." + table + " SET body = substring(body from 1), doc = doc || '{}'::jsonb");
+        assertThat(toastRows(table)).as("version 3 moved the document out of its row").isPositive();
+
+        PostgresStore upgraded = PgStores.open(schema);
+        try {
+            assertThat(PgTesting.number("SELECT version FROM " + schema + ".weft_schema")).isEqualTo(PgSchema.VERSION);
+            assertThat(JSON.parse(upgraded.get(NS, JSON.parse("1", "id"), dev.weft.core.ReadMode.SINGLE).orElseThrow().json(), "doc"))
+                    .isEqualTo(before);
+            assertThat(upgraded.write(new WriteOp.Replace(NS, bigDocument(1), WriteOp.WriteMode.UPDATE, Optional.empty())).ok()).isTrue();
+            waitFor(() -> upgraded.eventLog().last() == 2);
+            assertThat(upgraded.eventLog().after(1, 10).getFirst().previousDocument()).hasSizeGreaterThan(3000);
+        } finally {
+            upgraded.close();
+        }
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + "." + table + "'::regclass"
+                + " AND reloptions @> '{toast_tuple_target=8160,fillfactor=90}'")).as(table).isEqualTo(1);
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + ".weft_events'::regclass"
+                + " AND reloptions = '{toast_tuple_target=8160}'")).as("weft_events").isEqualTo(1);
+        assertThat(toastRows(table)).as("the document's new row is in the table's pages").isZero();
+        assertThat(toastRows("weft_events")).isZero();
+        assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
+                "at, " + PgSchema.EVENT_ROW_COLUMN + ", db").replace("VALUES (" + NOW_MS, "VALUES (" + NOW_MS + ", 3")))
+                .as("a writer of version 3").hasMessageContaining(PgSchema.EVENT_ROW_CHECK);
+    }
+
+    /** A document of about 3 KB of random letters and digits (text pglz cannot shrink by a quarter). */
+    private static tools.jackson.databind.node.ObjectNode bigDocument(int id) {
+        java.util.Random random = new java.util.Random();
+        StringBuilder text = new StringBuilder();
+        String chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        for (int i = 0; i < 3000; i++) {
+            text.append(chars.charAt(random.nextInt(chars.length())));
+        }
+        return (tools.jackson.databind.node.ObjectNode) JSON.parse("{\"_id\":" + id + ",\"text\":\"" + text + "\"}", "d");
+    }
+
+    /** The document table of the one collection of the schema. */
+    private String documentTable() {
+        return "d" + PgTesting.number("SELECT id FROM " + schema + ".weft_colls");
+    }
+
+    /** The live rows of {@code table}'s TOAST table (PostgreSQL names it after the table's oid). */
+    private long toastRows(String table) {
+        long oid = PgTesting.number("SELECT '" + schema + "." + table + "'::regclass::oid");
+        return PgTesting.number("SELECT count(*) FROM pg_toast.pg_toast_" + oid);
+    }
+
     /** A running node whose schema a newer Weft converts since: its writes are refused, saying why. */
     @Test
     void aNodeRunningWhenANewerWeftConvertsTheSchemaHasItsWritesRefusedSayingWhy() {

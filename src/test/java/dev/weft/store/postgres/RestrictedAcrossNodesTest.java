@@ -177,6 +177,15 @@ class RestrictedAcrossNodesTest {
              WeftNode b = new WeftNode(Duration.ofSeconds(30), "--store", PgTesting.url(schema))) {
             setUp(a);
             status(a.post("/db/posts", "{\"_id\":\"first\",\"owner\":\"alice\",\"status\":\"draft\"}"), 201);
+            // a write is acknowledged before its event is numbered and published (decision 0003):
+            // the stream below must start after "first", so wait until node A has published it
+            long first = 0;
+            for (int i = 0; i < 1000 && (first == 0 || a.store().eventLog().last() < first); i++) {
+                first = a.store().eventLog().after(0, 1000).stream().filter(e -> e.documentKey().asString().equals("first"))
+                        .mapToLong(dev.weft.store.ChangeEvent::seq).findFirst().orElse(0);
+                Thread.sleep(10);
+            }
+            assertThat(a.store().eventLog().last()).as("node A published the insert of first").isGreaterThanOrEqualTo(first).isPositive();
             String token;
             try (Sse sse = Sse.open(a, "/db/posts/_streams", null, ALICE)) {
                 status(a.post("/db/posts", "{\"_id\":\"bob-0\",\"owner\":\"bob\",\"status\":\"draft\",\"secret\":\"bob-secret\"}"), 201);
