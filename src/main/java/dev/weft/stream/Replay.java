@@ -61,22 +61,32 @@ final class Replay {
         int rounds = 0;
         MatchBudget budget = MatchBudget.of(matcher.budget);
         try {
-            while (!s.ended()) {
-                while (s.queued() > clientQueue / 2 && !s.ended()) {
-                    Thread.sleep(5); // replay waits for the client; live dispatch never does
-                }
-                List<ChangeEvent> batch = batch(log, position);
-                if (batch.isEmpty()) {
-                    // what the live feed dispatched meanwhile is read here too, not under the lock
-                    if (position >= index.lastDispatched() || ++rounds > UNLOCKED_ROUNDS) {
-                        break;
+            while (true) {
+                while (!s.ended()) {
+                    while (s.queued() > clientQueue / 2 && !s.ended()) {
+                        Thread.sleep(5); // replay waits for the client; live dispatch never does
                     }
-                    continue;
+                    List<ChangeEvent> batch = batch(log, position);
+                    if (batch.isEmpty()) {
+                        // what the live feed dispatched meanwhile is read here too, not under the lock
+                        if (position >= index.lastDispatched() || ++rounds > UNLOCKED_ROUNDS) {
+                            break;
+                        }
+                        continue;
+                    }
+                    for (ChangeEvent e : batch) {
+                        deliver(s, views.apply(e), budget);
+                        position = e.seq();
+                    }
                 }
-                for (ChangeEvent e : batch) {
-                    deliver(s, views.apply(e), budget);
-                    position = e.seq();
+                synchronized (index.lock) {
+                    // the feed may have dispatched between the check above and the lock: read that
+                    // gap outside the lock too, while unlocked rounds are left
+                    if (!s.ended() && position < index.lastDispatched() && ++rounds <= UNLOCKED_ROUNDS) {
+                        continue;
+                    }
                 }
+                break;
             }
             synchronized (index.lock) {
                 boolean more = true;
