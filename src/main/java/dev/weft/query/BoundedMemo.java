@@ -42,6 +42,14 @@ public final class BoundedMemo<K, V> {
         return made;
     }
 
+    /**
+     * As {@link #get(Object, Function)} for a key holding {@code keyChars} characters: kept only
+     * when that is at most {@link #SMALL_KEY_CHARS}, else derived each time.
+     */
+    public V get(K key, int keyChars, Function<K, V> derive) {
+        return keyChars <= SMALL_KEY_CHARS ? get(key, derive) : derive.apply(key);
+    }
+
     /** Entries kept now (for tests of the bound). */
     int size() {
         return entries.size();

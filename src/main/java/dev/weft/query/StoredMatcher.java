@@ -41,13 +41,8 @@ public final class StoredMatcher {
         if (sort != null) {
             sort.fields().forEach(f -> paths.add(f.path()));
         }
-        int chars = 0;
-        for (String path : paths) {
-            chars += path.length();
-        }
-        ReaderKey key = new ReaderKey(json, paths);
-        PrunedReader reader = chars <= BoundedMemo.SMALL_KEY_CHARS ? READERS.get(key, ReaderKey::reader) : key.reader();
-        return new StoredMatcher(filter, reader);
+        int chars = paths.stream().mapToInt(String::length).sum();
+        return new StoredMatcher(filter, READERS.get(new ReaderKey(json, paths), chars, ReaderKey::reader));
     }
 
     /** The document pruned to the paths the filter and sort read (enough for both). */

@@ -197,8 +197,7 @@ public final class Trigrams {
     /** The lookup that finds every document {@code filter} can match, or null when its regexes on {@code path} require nothing. */
     public static Query query(Filter filter, String path) {
         TextCondition required = filter.requiredStrings(path);
-        boolean small = required.literals() * TextCondition.MAX_LITERAL_CHARS <= BoundedMemo.SMALL_KEY_CHARS;
-        return (small ? LOOKUPS.get(required, Trigrams::lookup) : lookup(required)).orElse(null);
+        return LOOKUPS.get(required, required.literals() * TextCondition.MAX_LITERAL_CHARS, Trigrams::lookup).orElse(null);
     }
 
     /** Most conditions whose lookups are kept; past it they are cut into trigrams again. */

@@ -52,11 +52,8 @@ public final class TopK {
         this.maxBytes = maxBytes;
         this.limit = limit;
         this.keep = skip + limit < 0 ? Long.MAX_VALUE : skip + limit;
-        int chars = 0;
-        for (var field : sort.fields()) {
-            chars += field.path().length();
-        }
-        Ordering ordering = chars <= BoundedMemo.SMALL_KEY_CHARS ? ORDERINGS.get(sort, Ordering::of) : Ordering.of(sort);
+        int chars = sort.fields().stream().mapToInt(f -> f.path().length()).sum();
+        Ordering ordering = ORDERINGS.get(sort, chars, Ordering::of);
         Comparator<JsonNode> bySort = ordering.bySort();
         this.keys = ordering.keys();
         this.order = (a, b) -> {
