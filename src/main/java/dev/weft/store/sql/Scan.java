@@ -4,7 +4,9 @@ import dev.weft.query.Filter;
 import dev.weft.query.KeyRange;
 import dev.weft.store.Catalog;
 import dev.weft.store.plan.QueryPlanner;
+import dev.weft.store.plan.HeldText;
 import dev.weft.store.plan.TextPrefilter;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -58,11 +60,35 @@ final class Scan {
     private byte[] lastId;
     /** For a reverse index walk: the rows of {@code lastKey} after {@code lastId} are all read. */
     private boolean groupDone;
+    /** The collection's rows held in memory, read instead of the table (a whole-collection plan); else null. */
+    private final HeldRows.Rows held;
+    private final HeldText heldText;
+    /** The next held row's position (from the end on a reverse walk). */
+    private int heldNext;
 
     /**
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
     Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset) {
+        this(coll, plan, filter, dialect, offset, null);
+    }
+
+    /**
+     * A whole-collection plan's scan of the rows {@code held} in memory ({@link HeldRows}): the
+     * same rows in the same order, the filter's required text tested in Java.
+     */
+    static Scan ofHeld(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect,
+                       HeldRows.Rows held) {
+        if (plan.index() != null || plan.ranges() != null) {
+            throw new IllegalArgumentException("held rows stand for a whole-collection scan only");
+        }
+        return new Scan(coll, plan, filter, dialect, 0, held);
+    }
+
+    private Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset,
+                 HeldRows.Rows held) {
+        this.held = held;
+        this.heldText = held == null ? HeldText.ANY : HeldText.of(filter);
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
         this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), index == null ? "body" : "d.body");
@@ -80,6 +106,9 @@ final class Scan {
 
     /** Reads up to {@code max} rows in order; true when the source is exhausted. */
     boolean read(SqlConnection sql, Dialect dialect, int max, Rows rows) throws SQLException {
+        if (held != null) {
+            return readHeld(max, rows);
+        }
         int left = max;
         while (left > 0 && range < ranges.size()) {
             KeyRange r = ranges.get(range);
@@ -133,6 +162,25 @@ final class Scan {
             }
         }
         return range >= ranges.size();
+    }
+
+    /** {@link #read} over the held rows: those whose body may hold the filter's required text, as the SQL prefilter. */
+    private boolean readHeld(int max, Rows rows) throws SQLException {
+        int n = held.size();
+        int got = 0;
+        while (heldNext < n && got < max) {
+            int i = descending ? n - 1 - heldNext : heldNext;
+            heldNext++;
+            String body = held.bodies()[i];
+            if (heldText.mayMatch(body)) {
+                got++;
+                byte[] id = held.ids()[i];
+                if (!rows.row(() -> id, body.getBytes(StandardCharsets.ISO_8859_1))) {
+                    return false;
+                }
+            }
+        }
+        return heldNext >= n;
     }
 
     private enum Kind { RANGE, AFTER, GROUP, BELOW }

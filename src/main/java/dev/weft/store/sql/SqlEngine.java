@@ -19,6 +19,7 @@ import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.plan.HeldText;
 import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.plan.QueryPlanner;
 import dev.weft.store.plan.TextScores;
@@ -72,6 +73,7 @@ public final class SqlEngine {
     private volatile QueryPlanner.Plan<Catalog.Index> lastPlan;
     /** Null until the store gives its helpers: then whole-collection reads may be split. */
     private volatile ParallelScans parallel;
+    private volatile HeldRows held = HeldRows.NONE;
 
     public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap,
                      ProbeCache probes) {
@@ -90,6 +92,22 @@ public final class SqlEngine {
     /** From now on, counts, unordered finds and {@code _id}-ordered finds over a whole collection may be split. */
     public void splitWith(ParallelScans scans) {
         this.parallel = scans;
+    }
+
+    /**
+     * From now on, an ordered find over a whole collection whose filter requires some text reads
+     * the collection's rows from {@code rows} when it holds them, instead of the table.
+     */
+    public void holdWith(HeldRows rows) {
+        this.held = rows;
+    }
+
+    /** The held rows a find of {@code plan} with {@code filter} reads instead of the table, if any. */
+    private Optional<HeldRows.Rows> heldRows(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter) {
+        if (!wholeCollection(plan) || !HeldText.requiresText(filter)) {
+            return Optional.empty();
+        }
+        return held.rows(coll).filter(rows -> rows.table().equals(coll.table()));
     }
 
     /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
@@ -226,6 +244,12 @@ public final class SqlEngine {
             done = false;
             if (!plan.ordered()) {
                 return heap(sql, coll);
+            }
+            Optional<HeldRows.Rows> rows = everything ? Optional.empty() : heldRows(coll, plan, filter);
+            if (rows.isPresent()) {
+                scan = Scan.ofHeld(coll, plan, filter, dialect, rows.get());
+                toSkip = skip;
+                return next(sql);
             }
             List<byte[]> split = orderedSplit(sql, coll);
             if (split != null) {

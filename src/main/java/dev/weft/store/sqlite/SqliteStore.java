@@ -77,6 +77,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final EventTable events;
     private final Overlays overlays;
+    private final HeldCollections held;
     /** The FTS5 indexes' pending documents: a text query finding some has the writer move them first ({@link #read}). */
     private final PendingPostings pending;
     /** Writer thread only: the events of the catalog change running, logged in its transaction. */
@@ -131,10 +132,31 @@ public final class SqliteStore extends SqlStore implements EventLog {
         parallelScans = new ParallelScans(new ScanHelpers(), settings.parallelScans(), settings.scanParts(),
                 settings.scanSplitMinRows());
         engine.splitWith(parallelScans);
+        held = new HeldCollections(settings.heldRowsBytes(), this::readHeld);
+        engine.holdWith(held);
         writer = new Writer(writerSql, settings.writeQueueLength(), settings.writeBatchMax(), this::apply,
                 (sql, changes) -> events.append(sql, changes, System.currentTimeMillis()), this::afterCommit, this::afterDdl,
                 new Writer.IdleWork(settings.trigramPendingIdleMs(), dialect.pending()::hasPending, dialect.pending()::indexPending));
         overlays = new Overlays(this, json, queryTimeoutMs, settings.txnMaxBytes(), this::commitOverlay);
+    }
+
+    /**
+     * Has the writer read a collection into {@link #held}, alone (no commit comes between the read
+     * and its publication), on a thread of its own: the find that asked reads the table meanwhile.
+     */
+    private void readHeld(Catalog.Coll coll) {
+        Thread.ofVirtual().name("weft-held-read").start(() -> {
+            try {
+                writer.asked(sql -> {
+                    Catalog.Coll now = catalog.colls().get(coll.ns());
+                    if (now != null && now.table().equals(coll.table())) {
+                        held.read(sql, now);
+                    }
+                }, () -> {});
+            } catch (RuntimeException e) {
+                // not held: the collection is asked for again later, reads use the table meanwhile
+            }
+        });
     }
 
     /**
@@ -475,6 +497,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     /** On the writer thread, after COMMIT and before the writers are told. */
     private void afterCommit(Set<Namespace> touched, List<ChangeEvent> logged) {
+        try {
+            held.committed(touched, logged);
+        } catch (RuntimeException e) {
+            held.forgetAll(); // never a held collection that missed a commit; the commit's other work goes on
+        }
         events.committed(logged);
         for (Namespace ns : touched) {
             bump(ns);
@@ -490,6 +517,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     /** On the writer thread, after a catalog change committed or rolled back: reload the catalog. */
     private void afterDdl() {
+        held.forgetAll();
         Catalog before = catalog;
         try {
             catalog = Catalog.load(writerSql.connection(), json);
@@ -514,6 +542,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     long indexedPlans() {
         return engine.indexedPlans();
+    }
+
+    /** The collections whose rows are held in memory now (for tests). */
+    public Set<Namespace> heldCollections() {
+        return held.held();
     }
 
     /** Queries read split (for tests). */

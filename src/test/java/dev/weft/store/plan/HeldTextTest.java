@@ -1,0 +1,45 @@
+package dev.weft.store.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.core.Json;
+import dev.weft.query.Filter;
+import dev.weft.query.QueryLimits;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The in-memory test of a filter's required text lets through every body SQL's prefilter would. */
+class HeldTextTest {
+    private static final Json JSON = Json.standard();
+
+    private static boolean mayMatch(String filter, String body) {
+        Filter f = Filter.parse(JSON.parse(filter, "filter"), QueryLimits.defaults());
+        return HeldText.of(f).mayMatch(new String(body.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+    }
+
+    @Test
+    void literalsAreFoundAsTheirUtf8Bytes() {
+        assertThat(mayMatch("{\"u\":{\"$regex\":\".*pach.*\"}}", "{\"u\":\"https://apache.org\"}")).isTrue();
+        assertThat(mayMatch("{\"u\":{\"$regex\":\".*pach.*\"}}", "{\"u\":\"https://apa.che\"}")).isFalse();
+        assertThat(mayMatch("{\"u\":{\"$regex\":\"caf\u00e9\"}}", "{\"u\":\"un caf\u00e9\"}")).isTrue();
+        assertThat(mayMatch("{\"u\":{\"$regex\":\"caf\u00e9\"}}", "{\"u\":\"un cafe\"}")).isFalse();
+    }
+
+    @Test
+    void caseInsensitiveLiteralsMatchEveryAsciiCase() {
+        assertThat(mayMatch("{\"u\":{\"$regex\":\"apache\",\"$options\":\"i\"}}", "{\"u\":\"APAChe\"}")).isTrue();
+        assertThat(mayMatch("{\"u\":{\"$regex\":\"apache\",\"$options\":\"i\"}}", "{\"u\":\"APACE\"}")).isFalse();
+    }
+
+    @Test
+    void alternativesNeedOneAndConjunctionsAll() {
+        String or = "{\"$or\":[{\"a\":\"x-one\"},{\"b\":\"y-two\"}]}";
+        assertThat(mayMatch(or, "{\"b\":\"y-two\"}")).isTrue();
+        assertThat(mayMatch(or, "{\"b\":\"z\"}")).isFalse();
+        String and = "{\"a\":\"x-one\",\"b\":\"y-two\"}";
+        assertThat(mayMatch(and, "{\"a\":\"x-one\"}")).isFalse();
+        assertThat(mayMatch(and, "{\"a\":\"x-one\",\"b\":\"y-two\"}")).isTrue();
+        assertThat(HeldText.requiresText(Filter.parse(JSON.parse("{\"n\":{\"$gt\":1}}", "f"), QueryLimits.defaults())))
+                .isFalse();
+    }
+}
