@@ -95,7 +95,7 @@ public final class SqlEngine {
     }
 
     /**
-     * From now on, an ordered find over a whole collection whose filter requires some text reads
+     * From now on, a find over a whole collection (in {@code _id} order or into a top-k heap) whose filter requires some text reads
      * the collection's rows from {@code rows} when it holds them, instead of the table.
      */
     public void holdWith(HeldRows rows) {
@@ -325,8 +325,9 @@ public final class SqlEngine {
                     return ranked;
                 }
             }
+            Optional<HeldRows.Rows> held = heldRows(coll, plan, filter);
             ParallelScans scans = parallel;
-            if (scans != null && wholeCollection(plan)) {
+            if (held.isEmpty() && scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
                         reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
                         (part, range, id, body) -> part.offer(id, body));
@@ -339,7 +340,7 @@ public final class SqlEngine {
             TopK top = new TopK(sort, skip, left, maxSortBytes);
             TextScores scores = TextScores.of(filter, sort);
             Heap heap = new Heap(matcher, top);
-            Scan.candidates(sql, dialect, coll, plan, filter, (id, body) -> {
+            Scan.Rows each = (id, body) -> {
                 time.row();
                 if (top.keys() != null) {
                     return heap.offer(id, body);
@@ -350,7 +351,12 @@ public final class SqlEngine {
                     top.offer(id.get(), body, doc);
                 }
                 return true;
-            });
+            };
+            if (held.isPresent()) {
+                Scan.ofHeld(coll, plan, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
+            } else {
+                Scan.candidates(sql, dialect, coll, plan, filter, each);
+            }
             return stored(top.result());
         }
     }
