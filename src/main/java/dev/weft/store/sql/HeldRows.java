@@ -22,9 +22,10 @@ public interface HeldRows {
     /**
      * A collection's rows in the table's order: {@code ids} the id column's bytes, ascending
      * (unsigned, as the database compares BLOBs), {@code bodies} each body's stored bytes as an
-     * ISO-8859-1 string (see {@link dev.weft.store.plan.HeldText}). Never changed once made.
+     * ISO-8859-1 string, {@code sketches} each body's {@link dev.weft.store.plan.HeldText#sketch}.
+     * Never changed once made.
      */
-    record Rows(String table, byte[][] ids, String[] bodies) {
+    record Rows(String table, byte[][] ids, String[] bodies, long[][] sketches) {
         public int size() {
             return ids.length;
         }

@@ -172,7 +172,7 @@ final class Scan {
             int i = descending ? n - 1 - heldNext : heldNext;
             heldNext++;
             String body = held.bodies()[i];
-            if (heldText.mayMatch(body)) {
+            if (heldText.mayMatch(body, held.sketches()[i])) {
                 got++;
                 byte[] id = held.ids()[i];
                 if (!rows.row(() -> id, body.getBytes(StandardCharsets.ISO_8859_1))) {

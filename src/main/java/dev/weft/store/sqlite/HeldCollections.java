@@ -4,6 +4,7 @@ import dev.weft.store.AbstractDocumentWrites;
 import dev.weft.store.Catalog;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.Namespace;
+import dev.weft.store.plan.HeldText;
 import dev.weft.store.sql.HeldRows;
 import dev.weft.store.sql.SqlConnection;
 import java.nio.charset.StandardCharsets;
@@ -42,8 +43,8 @@ import java.util.function.Consumer;
  * is asked for again after {@link #RETRY_NANOS} at the earliest.
  */
 final class HeldCollections implements HeldRows {
-    /** Counted per row beyond its id and body: the two array slots, the String and its array headers. */
-    static final int ROW_OVERHEAD = 64;
+    /** Counted per row beyond its id and body: the array slots, the String, its sketch and their headers. */
+    static final int ROW_OVERHEAD = 64 + 8 * HeldText.SKETCH_LONGS + 16;
     /** How long a collection that did not fit (or whose read failed) is not asked for again. */
     static final long RETRY_NANOS = 10_000_000_000L;
 
@@ -93,6 +94,7 @@ final class HeldCollections implements HeldRows {
         long size = 0;
         List<byte[]> ids = new ArrayList<>();
         List<String> bodies = new ArrayList<>();
+        List<long[]> sketches = new ArrayList<>();
         PreparedStatement ps = sql.prepare("SELECT id, body FROM " + coll.table() + " ORDER BY id");
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -102,11 +104,13 @@ final class HeldCollections implements HeldRows {
                 if (size > budget) {
                     return; // too large: stays asked, so not read again before RETRY_NANOS
                 }
+                String text = new String(body, StandardCharsets.ISO_8859_1);
                 ids.add(id);
-                bodies.add(new String(body, StandardCharsets.ISO_8859_1));
+                bodies.add(text);
+                sketches.add(HeldText.sketch(text));
             }
         }
-        hold(coll.ns(), new Rows(coll.table(), ids.toArray(byte[][]::new), bodies.toArray(String[]::new)), size);
+        hold(coll.ns(), rows(coll.table(), ids, bodies, sketches), size);
         asked.remove(coll.ns());
     }
 
@@ -163,22 +167,26 @@ final class HeldCollections implements HeldRows {
         }
         List<byte[]> ids = new ArrayList<>(rows.size() + changed.size());
         List<String> bodies = new ArrayList<>(rows.size() + changed.size());
+        List<long[]> sketches = new ArrayList<>(rows.size() + changed.size());
         long size = 0;
         int i = 0;
         for (Map.Entry<byte[], String> c : changed.entrySet()) {
             while (i < rows.size() && Arrays.compareUnsigned(rows.ids()[i], c.getKey()) < 0) {
-                size += keep(ids, bodies, rows.ids()[i], rows.bodies()[i]);
+                size += keep(ids, bodies, sketches, rows, i);
                 i++;
             }
             if (i < rows.size() && Arrays.equals(rows.ids()[i], c.getKey())) {
                 i++; // replaced or deleted
             }
             if (c.getValue() != null) {
-                size += keep(ids, bodies, c.getKey(), c.getValue());
+                ids.add(c.getKey());
+                bodies.add(c.getValue());
+                sketches.add(HeldText.sketch(c.getValue()));
+                size += rowBytes(c.getKey(), c.getValue().length());
             }
         }
         for (; i < rows.size(); i++) {
-            size += keep(ids, bodies, rows.ids()[i], rows.bodies()[i]);
+            size += keep(ids, bodies, sketches, rows, i);
         }
         long before = bytesOf.get(ns);
         if (bytes - before + size > maxBytes) {
@@ -186,13 +194,19 @@ final class HeldCollections implements HeldRows {
             asked.put(ns, System.nanoTime());
             return;
         }
-        hold(ns, new Rows(rows.table(), ids.toArray(byte[][]::new), bodies.toArray(String[]::new)), size);
+        hold(ns, rows(rows.table(), ids, bodies, sketches), size);
     }
 
-    private static long keep(List<byte[]> ids, List<String> bodies, byte[] id, String body) {
-        ids.add(id);
-        bodies.add(body);
-        return rowBytes(id, body.length());
+    /** Keeps row {@code i} of {@code rows} as it is; answers its bytes. */
+    private static long keep(List<byte[]> ids, List<String> bodies, List<long[]> sketches, Rows rows, int i) {
+        ids.add(rows.ids()[i]);
+        bodies.add(rows.bodies()[i]);
+        sketches.add(rows.sketches()[i]);
+        return rowBytes(rows.ids()[i], rows.bodies()[i].length());
+    }
+
+    private static Rows rows(String table, List<byte[]> ids, List<String> bodies, List<long[]> sketches) {
+        return new Rows(table, ids.toArray(byte[][]::new), bodies.toArray(String[]::new), sketches.toArray(long[][]::new));
     }
 
     private static long rowBytes(byte[] id, int bodyBytes) {
