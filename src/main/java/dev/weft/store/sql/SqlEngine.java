@@ -74,6 +74,9 @@ public final class SqlEngine {
     /** Null until the store gives its helpers: then whole-collection reads may be split. */
     private volatile ParallelScans parallel;
     private volatile HeldRows held = HeldRows.NONE;
+    /** The unordered read of every held row, standing for a trigram lookup's when the rows are held. */
+    private static final QueryPlanner.Plan<Catalog.Index> HELD_SCAN = new QueryPlanner.Plan<>(null, null, false, false,
+            "every held row");
 
     public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap,
                      ProbeCache probes) {
@@ -108,6 +111,11 @@ public final class SqlEngine {
             return Optional.empty();
         }
         return held.rows(coll).filter(rows -> rows.table().equals(coll.table()));
+    }
+
+    /** A lookup in a trigram index (not a text index's postings). */
+    private static boolean trigramLookup(QueryPlanner.Plan<Catalog.Index> plan) {
+        return plan.trigrams() != null && plan.index() != null && plan.index().spec().trigram();
     }
 
     /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
@@ -325,7 +333,9 @@ public final class SqlEngine {
                     return ranked;
                 }
             }
-            Optional<HeldRows.Rows> held = heldRows(coll, plan, filter);
+            // a trigram lookup only narrows the rows the heap tests: testing every held row answers the same
+            Optional<HeldRows.Rows> held = heldRows(coll, trigramLookup(plan) ? HELD_SCAN : plan,
+                    filter);
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
@@ -353,7 +363,7 @@ public final class SqlEngine {
                 return true;
             };
             if (held.isPresent()) {
-                Scan.ofHeld(coll, plan, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
+                Scan.ofHeld(coll, HELD_SCAN, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
                 Scan.candidates(sql, dialect, coll, plan, filter, each);
             }
