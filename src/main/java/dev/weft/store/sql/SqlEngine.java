@@ -74,9 +74,6 @@ public final class SqlEngine {
     /** Null until the store gives its helpers: then whole-collection reads may be split. */
     private volatile ParallelScans parallel;
     private volatile HeldRows held = HeldRows.NONE;
-    /** The unordered read of every held row, standing for a trigram lookup's when the rows are held. */
-    private static final QueryPlanner.Plan<Catalog.Index> HELD_SCAN = new QueryPlanner.Plan<>(null, null, false, false,
-            "every held row");
 
     public SqlEngine(Dialect dialect, Json json, long queryTimeoutMs, long maxSortBytes, long trigramProbeCap,
                      ProbeCache probes) {
@@ -111,11 +108,6 @@ public final class SqlEngine {
             return Optional.empty();
         }
         return held.rows(coll).filter(rows -> rows.table().equals(coll.table()));
-    }
-
-    /** A lookup in a trigram index (not a text index's postings). */
-    private static boolean trigramLookup(QueryPlanner.Plan<Catalog.Index> plan) {
-        return plan.trigrams() != null && plan.index() != null && plan.index().spec().trigram();
     }
 
     /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
@@ -333,9 +325,7 @@ public final class SqlEngine {
                     return ranked;
                 }
             }
-            // a trigram lookup only narrows the rows the heap tests: testing every held row answers the same
-            Optional<HeldRows.Rows> held = heldRows(coll, trigramLookup(plan) ? HELD_SCAN : plan,
-                    filter);
+            Optional<HeldRows.Rows> held = heldRows(coll, plan, filter);
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
@@ -363,7 +353,7 @@ public final class SqlEngine {
                 return true;
             };
             if (held.isPresent()) {
-                Scan.ofHeld(coll, HELD_SCAN, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
+                Scan.ofHeld(coll, plan, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
                 Scan.candidates(sql, dialect, coll, plan, filter, each);
             }
