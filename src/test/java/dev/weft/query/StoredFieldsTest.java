@@ -65,6 +65,35 @@ class StoredFieldsTest {
         assertThat(sameAsTree(reader, names, " { } ")).isTrue();
     }
 
+    /**
+     * A number or literal read from its end finds its start eight bytes a round and then byte by
+     * byte: every length (one word, several, a part word) at every distance from the document's
+     * start, after a colon or after each kind of blank.
+     */
+    @Test
+    void scalarsOfEveryLengthAreFoundWhereverTheyStart() {
+        List<String> names = List.of("s");
+        StoredFields.Reader reader = new StoredFields(names).reader();
+        int read = 0;
+        for (int digits = 1; digits <= 24; digits++) {
+            String number = "-" + "123456789".repeat(3).substring(0, digits);
+            for (String value : List.of(number, number.substring(1), "true", "false", "null", number + ".5e-3")) {
+                for (String before : List.of("", " ", "\n", "\t", "\r", " \n\t ")) {
+                    for (int pad = 0; pad <= 9; pad++) {
+                        String first = "{\"p\":\"" + "x".repeat(pad) + "\",\"s\":" + before + value + "}";
+                        String only = "{" + " ".repeat(pad % 3) + "\"s\":" + before + value + "}";
+                        String last = "{\"s\":" + before + value + ",\"q\":" + value + "}";
+                        for (String doc : List.of(first, only, last)) {
+                            assertThat(sameAsTree(reader, names, doc)).as(doc).isTrue();
+                            read++;
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(read).isEqualTo(24 * 6 * 6 * 10 * 3);
+    }
+
     @Test
     void escapedNamesAndBytesThatAreNotAnObjectAreLeftToTheCaller() {
         StoredFields.Reader reader = new StoredFields(List.of("stars")).reader();
