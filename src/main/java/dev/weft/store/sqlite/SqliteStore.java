@@ -146,11 +146,12 @@ public final class SqliteStore extends SqlStore implements EventLog {
      * the process as SIGBUS instead of SQLITE_IOERR (sqlite.org/mmap.html).
      *
      * <p>Opened without SQLite's per-connection mutex ({@code SQLITE_OPEN_NOMUTEX}): sqlite-jdbc
-     * already serializes every call on a connection (its native methods are {@code synchronized}
-     * on the connection's handle) and a reader serves one thread at a time, so that mutex only
+     * already serializes every call on a connection (every native method of its {@code NativeDB}
+     * but {@code interrupt} and {@code libversion} is {@code synchronized} on the connection's
+     * handle) and a reader serves one thread at a time, so that mutex only
      * cost a lock and an unlock per step and per column read (about a tenth of a 1M-row scan's
-     * CPU, bench/results/engine-22-sort-profile.txt). {@code sqlite3_interrupt}, the one call made
-     * from another thread (a query's time limit), takes no mutex.
+     * CPU, bench/results/engine-22-sort-profile.txt). A query's time limit needs no other thread:
+     * it is {@link Sql#interruptible}'s progress handler, called inside the reading thread's step.
      */
     private static Connection openReader(Path file, long mmapBytes) throws SQLException {
         Connection c = open(file, SQLiteOpenMode.NOMUTEX);
