@@ -114,6 +114,42 @@ class StoredGroupTest {
     }
 
     @Test
+    void aGroupByTheIdItselfMatchesTheReference() {
+        // the _id read as a key and an argument, besides the position each group's key takes
+        assertSameAsReference("[{\"$group\":{\"_id\":\"$_id\",\"n\":{\"$sum\":\"$_id\"},\"c\":{\"$count\":{}}}}]", AWKWARD);
+        assertSameAsReference("[{\"$group\":{\"_id\":\"$v\",\"n\":{\"$sum\":\"$_id\"}}}]",
+                List.of("{\"_id\":3,\"v\":1.0}", "{\"_id\":1,\"v\":1}", "{\"v\":1.00}", "{\"_id\":2,\"v\":1}", "{\"_id\":0,\"v\":1.0}"));
+    }
+
+    @Test
+    void integersAreReadInPlaceAsThePrunedReadReadsThem() {
+        SplittableRandom random = new SplittableRandom(8);
+        List<String> numbers = new ArrayList<>(List.of("0", "-0", "7", "-7", "0.5", "-0.0", "1e3", "1E3", "2e-1", "10.0",
+                "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                "-9223372036854775808", "99999999999999999999", "12.", "1.5e10"));
+        for (int i = 0; i < 2000; i++) {
+            StringBuilder n = new StringBuilder(random.nextBoolean() ? "-" : "");
+            n.append(1 + random.nextInt(9));
+            for (int d = random.nextInt(21); d > 0; d--) {
+                n.append(random.nextInt(10));
+            }
+            switch (random.nextInt(4)) {
+                case 0 -> n.append('.').append(random.nextInt(100));
+                case 1 -> n.append(random.nextBoolean() ? 'e' : 'E').append(random.nextInt(30));
+                default -> { }
+            }
+            numbers.add(n.toString());
+        }
+        for (String number : numbers) {
+            for (String after : List.of("}", ",\"x\":1}", " }", "\n}", "]}")) {
+                byte[] b = ("{\"v\":" + number + after).getBytes(StandardCharsets.UTF_8);
+                assertThat(StoredGroup.integerAt(b, 5)).as(number + after)
+                        .isEqualTo(dev.weft.query.PrunedReader.plainInteger(b, 5));
+            }
+        }
+    }
+
+    @Test
     void piecesCountsNonOverlappingSeparators() {
         byte[] b = "xa...b..".getBytes(StandardCharsets.UTF_8);
         assertThat(StoredGroup.pieces(b, 1, b.length, new byte[] {'.', '.'})).isEqualTo(3); // "a...b.." -> a, .b, ""
