@@ -43,7 +43,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteOpenMode;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -163,13 +162,6 @@ public final class SqliteStore extends SqlStore implements EventLog {
         // Weft never asks for generated keys; with this on, sqlite-jdbc matches every statement
         // against an INSERT regex and runs a SELECT last_insert_rowid() after each insert.
         config.setGetGeneratedKeys(false);
-        // SQLite's "multi-thread" mode: no mutex of its own around each call on a connection.
-        // sqlite-jdbc already calls every native method but interrupt() under the connection's
-        // monitor, and Weft uses a connection from one thread at a time (its progress handler runs
-        // inside step, on that thread), so the mutex only cost a lock and unlock per call: with
-        // step, column_type, column_blob and column_bytes per row, ~7% of a scan's fetch.
-        // sqlite3_interrupt is safe from any thread in every mode.
-        config.setOpenMode(SQLiteOpenMode.NOMUTEX);
         return config.createConnection("jdbc:sqlite:" + file);
     }
 
