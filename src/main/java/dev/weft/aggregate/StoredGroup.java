@@ -174,14 +174,14 @@ final class StoredGroup {
 
         private void add(Accumulators.Accumulator acc, Arg arg, byte[] b) {
             if (arg.field < 0) {
-                acc.add(arg.constant, null);
+                charge(acc.add(arg.constant, null));
                 return;
             }
             int at = starts[arg.field];
             if (arg.separator != null) {
                 int pieces = at < 0 ? -1 : piecesOfPlainString(b, at, arg.separator);
                 if (pieces < 0) {
-                    acc.add(arg.expr.eval(groups.run.scope(document(b, arg.field))), null); // its errors, or its answer
+                    charge(acc.add(arg.expr.eval(groups.run.scope(document(b, arg.field))), null)); // its errors, or its answer
                 } else {
                     ((Accumulators.Integral) acc).addIntegral(pieces, 0);
                 }
@@ -197,9 +197,16 @@ final class StoredGroup {
             }
             long v = integerAt(b, at);
             if (v == PrunedReader.NOT_PLAIN_INTEGER) {
-                acc.add(values.valueAt(b, at), null);
+                charge(acc.add(values.valueAt(b, at), null));
             } else {
                 ((Accumulators.Integral) acc).addIntegral(v, v == (int) v ? 0 : 1);
+            }
+        }
+
+        /** Charges what an accumulator grew by (a sum that became a double holds its exact total). */
+        private void charge(long grown) {
+            if (grown > 0) {
+                groups.budget.charge(grown);
             }
         }
 

@@ -114,6 +114,36 @@ class StoredGroupTest {
     }
 
     @Test
+    void doublesSumToTheSameWhereverTheScanIsCut() {
+        // added in order 0.1 + 0.2 + 0.3 is 0.6000000000000001, and 0.1 + (0.2 + 0.3) is 0.6: the
+        // partial sums of the two parts must add up to the one-range answer, which is the exact
+        // sum rounded once (MongoDB's double-double sum rounds to the same)
+        List<String> docs = List.of("{\"_id\":1,\"g\":\"a\",\"v\":0.1}", "{\"_id\":2,\"g\":\"a\",\"v\":0.2}",
+                "{\"_id\":3,\"g\":\"a\",\"v\":0.3}");
+        assertSameAsReference(NUMERIC, docs);
+        JsonNode one = Pipeline.parseAggregation(JSON.mapper().readTree(NUMERIC), QueryLimits.defaults())
+                .run(docs.stream().map(d -> JSON.mapper().readTree(d)).toList(), options()).getFirst();
+        assertThat(one.get("sum").doubleValue()).isEqualTo(0.6);
+        assertThat(one.get("avg").doubleValue()).isEqualTo(0.6 / 3); // the rounded sum over the count, as MongoDB divides
+        SplittableRandom random = new SplittableRandom(5);
+        for (int round = 0; round < 40; round++) {
+            List<String> many = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                double v = switch (random.nextInt(6)) {
+                    case 0 -> random.nextDouble() * 1e-300;
+                    case 1 -> random.nextDouble() * 1e300;
+                    case 2 -> -random.nextDouble() * 1e16;
+                    default -> random.nextDouble();
+                };
+                String n = random.nextInt(8) == 0 ? Long.toString(random.nextLong()) : Double.toString(v);
+                many.add("{\"_id\":" + i + ",\"g\":\"a\",\"v\":" + n + "}");
+            }
+            assertSameAsReference(NUMERIC, many);
+        }
+        assertSameAsReference(NUMERIC, List.of("{\"_id\":1,\"v\":1e308}", "{\"_id\":2,\"v\":1e308}", "{\"_id\":3,\"v\":-1e308}"));
+    }
+
+    @Test
     void aGroupByTheIdItselfMatchesTheReference() {
         // the _id read as a key and an argument, besides the position each group's key takes
         assertSameAsReference("[{\"$group\":{\"_id\":\"$_id\",\"n\":{\"$sum\":\"$_id\"},\"c\":{\"$count\":{}}}}]", AWKWARD);
