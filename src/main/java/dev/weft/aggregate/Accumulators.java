@@ -95,7 +95,7 @@ final class Accumulators {
 
     /** How many bytes a sum newly holds once it is a double: its exact total, bounded ({@link ExactDoubles}). */
     private static long grownBy(Numbers.Sum sum, boolean wasDouble) {
-        return !wasDouble && sum.isDouble() ? ExactDoubles.MAX_BYTES : 0;
+        return !wasDouble && sum.isDouble() ? ExactDoubles.BYTES : 0;
     }
 
     private static final class Sum implements Integral {

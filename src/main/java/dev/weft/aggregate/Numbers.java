@@ -128,7 +128,7 @@ final class Numbers {
             kind = Math.max(kind, other.kind);
         }
 
-        /** Whether the sum is a double (so it may hold up to {@link ExactDoubles#MAX_BYTES}). */
+        /** Whether the sum is a double (so it may hold up to {@link ExactDoubles#BYTES}). */
         boolean isDouble() {
             return kind == 2;
         }
