@@ -43,8 +43,10 @@ final class Numbers {
         private long exact;
         private double approximate;
         private int kind;
-        /** The doubles of an accumulator's sum, exact; null for {@code $add}'s sum in order. */
-        private final ExactDoubles doubles;
+        /** Whether doubles are added exactly (an accumulator's sum) rather than in order ({@code $add}'s). */
+        private final boolean exactDoubles;
+        /** The exact sum once this sum is a double (made then: a whole-number sum holds none). */
+        private ExactDoubles doubles;
 
         /** {@code $add}'s sum: doubles added in order. */
         Sum() {
@@ -53,7 +55,7 @@ final class Numbers {
 
         /** With {@code exactDoubles}, an accumulator's sum: doubles added exactly, rounded when read. */
         Sum(boolean exactDoubles) {
-            this.doubles = exactDoubles ? new ExactDoubles() : null;
+            this.exactDoubles = exactDoubles;
         }
 
         void add(JsonNode n) {
@@ -92,7 +94,8 @@ final class Numbers {
                 return;
             }
             kind = 2;
-            if (doubles != null) {
+            if (exactDoubles) {
+                doubles = new ExactDoubles();
                 doubles.add(exact);
             } else {
                 approximate = exact;
