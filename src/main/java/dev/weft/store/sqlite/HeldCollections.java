@@ -20,7 +20,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * SQLite's {@link HeldRows}: the rows of small collections in memory, so that a find testing a
@@ -39,8 +41,11 @@ import java.util.function.Consumer;
  * find next asks for it.
  *
  * <p>Bounded by {@code held-rows-bytes}: the bodies, ids and a per-row overhead of every held
- * collection; a collection is held only while it fits whole in what is left. One found too large
- * is asked for again after {@link #RETRY_NANOS} at the earliest.
+ * collection; a collection is held only while it fits whole in what is left. A collection found
+ * too large is remembered (by its table), and such collections are read again one at a time, at
+ * most one every {@link #RETRY_NANOS} over all of them: each such read costs the writer up to the
+ * bound's worth of rows, so any number of large collections queried with literals costs it at most
+ * one read per interval besides the first read of each table.
  */
 final class HeldCollections implements HeldRows {
     /** Counted per row beyond its id and body: the array slots, the String, its sketch and their headers. */
@@ -50,6 +55,11 @@ final class HeldCollections implements HeldRows {
 
     private final long maxBytes;
     private final Consumer<Catalog.Coll> reader;
+    private final LongSupplier nanoClock;
+    /** The collections found too large, by namespace: the table that was (a new table is read afresh). */
+    private final ConcurrentHashMap<Namespace, String> tooLarge = new ConcurrentHashMap<>();
+    /** When the next read of a collection found too large may be asked for, over all of them. */
+    private final AtomicLong nextTooLargeRead;
     private final ConcurrentHashMap<Namespace, Rows> held = new ConcurrentHashMap<>();
     /** When a collection not held was last asked for (its read is on the writer's queue or was refused). */
     private final ConcurrentHashMap<Namespace, Long> asked = new ConcurrentHashMap<>();
@@ -62,8 +72,14 @@ final class HeldCollections implements HeldRows {
      * @param reader   hands a collection's read to the writer ({@link #read} runs there, later)
      */
     HeldCollections(long maxBytes, Consumer<Catalog.Coll> reader) {
+        this(maxBytes, reader, System::nanoTime);
+    }
+
+    HeldCollections(long maxBytes, Consumer<Catalog.Coll> reader, LongSupplier nanoClock) {
         this.maxBytes = maxBytes;
         this.reader = reader;
+        this.nanoClock = nanoClock;
+        this.nextTooLargeRead = new AtomicLong(nanoClock.getAsLong());
     }
 
     @Override
@@ -75,10 +91,14 @@ final class HeldCollections implements HeldRows {
         if (rows != null) {
             return Optional.of(rows);
         }
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         Long last = asked.get(coll.ns());
         boolean ask = last == null ? asked.putIfAbsent(coll.ns(), now) == null
                 : now - last > RETRY_NANOS && asked.replace(coll.ns(), last, now);
+        if (ask && coll.table().equals(tooLarge.get(coll.ns()))) {
+            long next = nextTooLargeRead.get();
+            ask = now - next >= 0 && nextTooLargeRead.compareAndSet(next, now + RETRY_NANOS);
+        }
         if (ask) {
             reader.accept(coll);
         }
@@ -102,7 +122,8 @@ final class HeldCollections implements HeldRows {
                 byte[] body = rs.getBytes(2);
                 size += rowBytes(id, body.length);
                 if (size > budget) {
-                    return; // too large: stays asked, so not read again before RETRY_NANOS
+                    refuse(coll.ns(), coll.table());
+                    return;
                 }
                 String text = new String(body, StandardCharsets.ISO_8859_1);
                 ids.add(id);
@@ -112,6 +133,16 @@ final class HeldCollections implements HeldRows {
         }
         hold(coll.ns(), rows(coll.table(), ids, bodies, sketches), size);
         asked.remove(coll.ns());
+        tooLarge.remove(coll.ns());
+    }
+
+    /**
+     * Writer thread: {@code ns} (its table {@code table}) did not fit; it stays asked for (so not
+     * read again before {@link #RETRY_NANOS}) and joins the collections read again one at a time.
+     */
+    void refuse(Namespace ns, String table) {
+        asked.put(ns, nanoClock.getAsLong());
+        tooLarge.put(ns, table);
     }
 
     /**
@@ -191,7 +222,7 @@ final class HeldCollections implements HeldRows {
         long before = bytesOf.get(ns);
         if (bytes - before + size > maxBytes) {
             forget(ns);
-            asked.put(ns, System.nanoTime());
+            refuse(ns, rows.table());
             return;
         }
         hold(ns, rows(rows.table(), ids, bodies, sketches), size);
