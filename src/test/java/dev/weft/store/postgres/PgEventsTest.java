@@ -271,6 +271,30 @@ class PgEventsTest {
     }
 
     @Test
+    void theSequencerTakesPendingIdsByTheirKeyWhateverThePendingTableHolds() throws Exception {
+        // a pending table of many rows (as its dead rows make it under writes): the sequencer's
+        // statement must still find the oldest ids by the primary key, not hash a scan of it all
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
+        List<String> plan = new ArrayList<>();
+        try (java.sql.Connection c = PgConnections.connect(PgUrl.parse(settings.store()), settings)) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("INSERT INTO weft_event_pending(id) SELECT i FROM generate_series(1000000000, 1000050000) i");
+                s.execute("ANALYZE weft_event_pending");
+                try (java.sql.ResultSet rs = s.executeQuery("EXPLAIN " + PgEventLog.SEQUENCE)) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(1));
+                    }
+                }
+            } finally {
+                c.rollback();
+            }
+        }
+        assertThat(plan).as(String.join("\n", plan)).noneMatch(line -> line.contains("Seq Scan on weft_event_pending"));
+        assertThat(plan).anyMatch(line -> line.contains("weft_event_pending_pkey"));
+    }
+
+    @Test
     void anEventRowIsWrittenOnceByItsWriterTheSequencerAddsOnlyANarrowRow() throws Exception {
         long start = log(a).last();
         insert(a, "{\"_id\":\"w\",\"f\":\"" + "x".repeat(1000) + "\"}");
