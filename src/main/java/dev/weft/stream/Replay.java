@@ -57,55 +57,11 @@ final class Replay {
     private static final int UNLOCKED_ROUNDS = 8;
 
     private void run(Subscriber s, long from) {
-        long position = from;
-        int rounds = 0;
-        MatchBudget budget = MatchBudget.of(matcher.budget);
+        Progress p = new Progress(s, from, MatchBudget.of(matcher.budget));
         try {
-            while (true) {
-                while (!s.ended()) {
-                    while (s.queued() > clientQueue / 2 && !s.ended()) {
-                        Thread.sleep(5); // replay waits for the client; live dispatch never does
-                    }
-                    List<ChangeEvent> batch = batch(log, position);
-                    if (batch.isEmpty()) {
-                        // what the live feed dispatched meanwhile is read here too, not under the lock
-                        if (position >= index.lastDispatched() || ++rounds > UNLOCKED_ROUNDS) {
-                            break;
-                        }
-                        continue;
-                    }
-                    for (ChangeEvent e : batch) {
-                        deliver(s, views.apply(e), budget);
-                        position = e.seq();
-                    }
-                }
-                synchronized (index.lock) {
-                    // the feed may have dispatched between the check above and the lock: read that
-                    // gap outside the lock too, while unlocked rounds are left
-                    if (!s.ended() && position < index.lastDispatched() && ++rounds <= UNLOCKED_ROUNDS) {
-                        continue;
-                    }
-                }
-                break;
-            }
-            synchronized (index.lock) {
-                boolean more = true;
-                while (more && position < index.lastDispatched() && !s.ended()) {
-                    List<ChangeEvent> batch = batch(log, position);
-                    more = !batch.isEmpty();
-                    for (ChangeEvent e : batch) {
-                        if (e.seq() > index.lastDispatched()) {
-                            more = false;
-                            break;
-                        }
-                        deliver(s, views.apply(e), budget);
-                        position = e.seq();
-                    }
-                }
-                if (!s.ended()) {
-                    index.join(s, Math.max(position, index.lastDispatched()));
-                }
-            }
+            do {
+                readUnlocked(p);
+            } while (!joinedOrEnded(p));
         } catch (WeftException e) {
             s.end(e.status() == 410 ? 1008 : 1011, e.getMessage());
         } catch (InterruptedException e) {
@@ -113,6 +69,88 @@ final class Replay {
         } catch (RuntimeException e) {
             LOG.error("stream replay failed", e);
             s.end(1011, "replay failed; the server log has the details");
+        }
+    }
+
+    /** Where one replay stands: the last event it read, and the unlocked rounds it spent. */
+    private static final class Progress {
+        final Subscriber s;
+        final MatchBudget budget;
+        long position;
+        int rounds;
+
+        Progress(Subscriber s, long from, MatchBudget budget) {
+            this.s = s;
+            this.position = from;
+            this.budget = budget;
+        }
+
+        /** Spends one of the {@value Replay#UNLOCKED_ROUNDS} reads that catch up with the feed outside the lock. */
+        boolean roundLeft() {
+            return ++rounds <= UNLOCKED_ROUNDS;
+        }
+    }
+
+    /**
+     * Reads the log outside the lock until the replay reached the live feed's last dispatched
+     * event (as seen without the lock) or spent its unlocked rounds; waits for the client as it
+     * goes (replay waits, live dispatch never does).
+     */
+    private void readUnlocked(Progress p) throws InterruptedException {
+        while (!p.s.ended()) {
+            while (p.s.queued() > clientQueue / 2 && !p.s.ended()) {
+                Thread.sleep(5);
+            }
+            List<ChangeEvent> batch = batch(log, p.position);
+            if (batch.isEmpty()) {
+                if (p.position >= index.lastDispatched() || !p.roundLeft()) {
+                    return;
+                }
+                continue;
+            }
+            for (ChangeEvent e : batch) {
+                deliver(p.s, views.apply(e), p.budget);
+                p.position = e.seq();
+            }
+        }
+    }
+
+    /**
+     * Under {@link LiveIndex#lock}: joins the live feed when the replay caught up, reading here
+     * only what is left once the unlocked rounds are spent; or answers false, without joining,
+     * when the feed dispatched more between {@link #readUnlocked}'s check and the lock and rounds
+     * are left to read that gap outside the lock.
+     */
+    private boolean joinedOrEnded(Progress p) {
+        synchronized (index.lock) {
+            if (p.s.ended()) {
+                return true;
+            }
+            if (p.position < index.lastDispatched() && p.roundLeft()) {
+                return false;
+            }
+            readUnderLock(p);
+            if (!p.s.ended()) {
+                index.join(p.s, Math.max(p.position, index.lastDispatched()));
+            }
+            return true;
+        }
+    }
+
+    /** Reads up to the live feed's last dispatched event; the caller holds {@link LiveIndex#lock}. */
+    private void readUnderLock(Progress p) {
+        boolean more = true;
+        while (more && p.position < index.lastDispatched() && !p.s.ended()) {
+            List<ChangeEvent> batch = batch(log, p.position);
+            more = !batch.isEmpty();
+            for (ChangeEvent e : batch) {
+                if (e.seq() > index.lastDispatched()) {
+                    more = false;
+                    break;
+                }
+                deliver(p.s, views.apply(e), p.budget);
+                p.position = e.seq();
+            }
         }
     }
 
