@@ -366,7 +366,7 @@ final class PgEventLog implements EventLog {
             }
             try {
                 if (sql == null) {
-                    sql = new SqlConnection(readerConnection.open());
+                    sql = new SqlConnection(byKeys(readerConnection.open()));
                 }
                 Connection c = sql.connection();
                 sequence(c);
@@ -395,6 +395,21 @@ final class PgEventLog implements EventLog {
         if (sql != null) {
             sql.close();
         }
+    }
+
+    /**
+     * The reader's connection, told to read its tables by their keys ({@code enable_seqscan =
+     * off}): every statement it runs has a key to go by, and a plan made while a table was small
+     * stays with the connection. The sequencer's statement is planned once, often at startup when
+     * {@code weft_event_pending} is one page; a sequential scan chosen then was kept while the
+     * table grew to thousands of pages of dead rows (decision record 0003, "the sequencer's plan").
+     * A table with no index to use is still scanned.
+     */
+    static Connection byKeys(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET enable_seqscan = off");
+        }
+        return c;
     }
 
     /**
