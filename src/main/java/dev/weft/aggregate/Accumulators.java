@@ -93,8 +93,13 @@ final class Accumulators {
         };
     }
 
+    /** How many bytes a sum newly holds once it is a double: its exact total, bounded ({@link ExactDoubles}). */
+    private static long grownBy(Numbers.Sum sum, boolean wasDouble) {
+        return !wasDouble && sum.isDouble() ? ExactDoubles.BYTES : 0;
+    }
+
     private static final class Sum implements Integral {
-        private final Numbers.Sum sum = new Numbers.Sum();
+        private final Numbers.Sum sum = new Numbers.Sum(true);
 
         @Override
         public void addIntegral(long v, int kind) {
@@ -103,10 +108,12 @@ final class Accumulators {
 
         @Override
         public long add(JsonNode v, Position at) {
-            if (v != null && v.isNumber()) {
-                sum.add(v);
+            if (v == null || !v.isNumber()) {
+                return 0;
             }
-            return 0;
+            boolean wasDouble = sum.isDouble();
+            sum.add(v);
+            return grownBy(sum, wasDouble);
         }
 
         @Override
@@ -120,35 +127,38 @@ final class Accumulators {
         }
     }
 
+    /** The exact sum of the numbers (as {@code $sum}'s) over their count, so its answer does not depend on their order either. */
     private static final class Avg implements Integral {
-        private double total;
+        private final Numbers.Sum sum = new Numbers.Sum(true);
         private long count;
 
         @Override
         public void addIntegral(long v, int kind) {
-            total += v;
+            sum.addIntegral(v, kind);
             count++;
         }
 
         @Override
         public long add(JsonNode v, Position at) {
-            if (v != null && v.isNumber()) {
-                total += v.doubleValue();
-                count++;
+            if (v == null || !v.isNumber()) {
+                return 0;
             }
-            return 0;
+            boolean wasDouble = sum.isDouble();
+            sum.add(v);
+            count++;
+            return grownBy(sum, wasDouble);
         }
 
         @Override
         public void merge(Accumulator other) {
             Avg o = (Avg) other;
-            total += o.total;
+            sum.merge(o.sum);
             count += o.count;
         }
 
         @Override
         public JsonNode result() {
-            return count == 0 ? NullNode.getInstance() : Numbers.of(total / count);
+            return count == 0 ? NullNode.getInstance() : Numbers.of(sum.asDouble() / count);
         }
     }
 

@@ -32,20 +32,41 @@ final class Numbers {
         return Json.NODES.numberNode(value);
     }
 
-    /** A running sum that keeps MongoDB's result type ({@code $add}, {@code $sum}). */
+    /**
+     * A running sum that keeps MongoDB's result type ({@code $add}, {@code $sum}, {@code $avg}).
+     * Whole numbers are added exactly as a long; once a double comes (or a long overflows), the sum
+     * is a double: added in order for {@code $add}, or kept exact and rounded once
+     * ({@link ExactDoubles}) for the accumulators, whose partial sums over a scan read in parts
+     * must add up to the one-range answer.
+     */
     static final class Sum {
         private long exact;
         private double approximate;
         private int kind;
+        /** Whether doubles are added exactly (an accumulator's sum) rather than in order ({@code $add}'s). */
+        private final boolean exactDoubles;
+        /** The exact sum once this sum is a double (made then: a whole-number sum holds none). */
+        private ExactDoubles doubles;
+
+        /** {@code $add}'s sum: doubles added in order. */
+        Sum() {
+            this(false);
+        }
+
+        /** With {@code exactDoubles}, an accumulator's sum: doubles added exactly, rounded when read. */
+        Sum(boolean exactDoubles) {
+            this.exactDoubles = exactDoubles;
+        }
 
         void add(JsonNode n) {
             int k = kind(n);
             if (k == 2 || kind == 2) {
-                if (kind != 2) {
-                    approximate = exact;
-                    kind = 2;
+                toDouble();
+                if (doubles != null) {
+                    doubles.add(n.doubleValue());
+                } else {
+                    approximate += n.doubleValue();
                 }
-                approximate += n.doubleValue();
                 return;
             }
             addIntegral(n.longValue(), k);
@@ -54,42 +75,76 @@ final class Numbers {
         /** Adds an int ({@code k} 0) or a long (1), as {@link #add} adds a node holding it. */
         void addIntegral(long v, int k) {
             if (kind == 2) {
-                approximate += v;
+                addToDouble(v);
                 return;
             }
             long r = exact + v;
             if (((exact ^ r) & (v ^ r)) < 0) {
-                kind = 2;
-                approximate = (double) exact + v;
+                toDouble();
+                addToDouble(v);
                 return;
             }
             exact = r;
             kind = Math.max(kind, k);
         }
 
-        /** Adds {@code other}'s total (a sum over another part of the same inputs). */
+        /** From now on a double, starting from the whole number summed so far. */
+        private void toDouble() {
+            if (kind == 2) {
+                return;
+            }
+            kind = 2;
+            if (exactDoubles) {
+                doubles = new ExactDoubles();
+                doubles.add(exact);
+            } else {
+                approximate = exact;
+            }
+        }
+
+        private void addToDouble(long v) {
+            if (doubles != null) {
+                doubles.add(v);
+            } else {
+                approximate += v;
+            }
+        }
+
+        /** Adds {@code other}'s total (a sum over another part of the same inputs; both accumulators' sums). */
         void merge(Sum other) {
             if (kind == 2 || other.kind == 2) {
-                approximate = asDouble() + other.asDouble();
-                kind = 2;
+                toDouble();
+                if (other.kind == 2) {
+                    doubles.merge(other.doubles);
+                } else {
+                    doubles.add(other.exact);
+                }
                 return;
             }
             long r = exact + other.exact;
             if (((exact ^ r) & (other.exact ^ r)) < 0) {
-                approximate = (double) exact + other.exact;
-                kind = 2;
+                toDouble();
+                doubles.add(other.exact);
                 return;
             }
             exact = r;
             kind = Math.max(kind, other.kind);
         }
 
+        /** Whether the sum is a double (so it may hold up to {@link ExactDoubles#BYTES}). */
+        boolean isDouble() {
+            return kind == 2;
+        }
+
         JsonNode value() {
-            return kind == 2 ? of(approximate) : integral(exact, kind);
+            return kind == 2 ? of(asDouble()) : integral(exact, kind);
         }
 
         double asDouble() {
-            return kind == 2 ? approximate : exact;
+            if (kind != 2) {
+                return exact;
+            }
+            return doubles != null ? doubles.value() : approximate;
         }
     }
 

@@ -49,7 +49,7 @@ final class StoredGroup {
         if (group == null) {
             return Optional.empty();
         }
-        List<String> names = new ArrayList<>(List.of("_id")); // orders the inputs of a scan read in parts
+        List<String> names = new ArrayList<>(); // the fields read from every document (its _id only when named)
         JsonNode constantKey = null;
         int keyField = -1;
         if (group.id instanceof ExprParser.Constant c) {
@@ -110,6 +110,9 @@ final class StoredGroup {
         private final PrunedReader values;
         private final PrunedReader.TopFields fields;
         private final int[] starts;
+        /** Finds the _id, which orders the inputs of a scan read in parts: read only for a group's position. */
+        private final PrunedReader.TopFields id;
+        private final int[] idStart = new int[1];
         private final SpelledKeys spelled;
         private Group.Entry constantEntry;
         private Group.Entry nullEntry;
@@ -120,6 +123,7 @@ final class StoredGroup {
             this.values = new PrunedReader(json, dev.weft.query.PathTrie.of(java.util.Set.of("_id")));
             this.fields = values.new TopFields(fieldNames);
             this.starts = new int[fieldNames.size()];
+            this.id = values.new TopFields(List.of("_id"));
             this.spelled = new SpelledKeys(groups.budget);
         }
 
@@ -127,7 +131,9 @@ final class StoredGroup {
         public void accept(byte[] b) {
             groups.run.tick();
             rank++;
-            fields.locate(b, starts);
+            if (starts.length > 0) {
+                fields.locate(b, starts);
+            }
             Accumulators.Accumulator[] accs = entry(b).accs;
             for (int i = 0; i < args.length; i++) {
                 add(accs[i], args[i], b);
@@ -162,19 +168,20 @@ final class StoredGroup {
 
         /** Where this input stands in a one-range scan, as {@link Pipeline.Parts} places it. */
         private Accumulators.Position position(byte[] b) {
-            return new Accumulators.Position(starts[0] < 0 ? null : values.valueAt(b, starts[0]), rank);
+            id.locate(b, idStart);
+            return new Accumulators.Position(idStart[0] < 0 ? null : values.valueAt(b, idStart[0]), rank);
         }
 
         private void add(Accumulators.Accumulator acc, Arg arg, byte[] b) {
             if (arg.field < 0) {
-                acc.add(arg.constant, null);
+                charge(acc.add(arg.constant, null));
                 return;
             }
             int at = starts[arg.field];
             if (arg.separator != null) {
                 int pieces = at < 0 ? -1 : piecesOfPlainString(b, at, arg.separator);
                 if (pieces < 0) {
-                    acc.add(arg.expr.eval(groups.run.scope(document(b, arg.field))), null); // its errors, or its answer
+                    charge(acc.add(arg.expr.eval(groups.run.scope(document(b, arg.field))), null)); // its errors, or its answer
                 } else {
                     ((Accumulators.Integral) acc).addIntegral(pieces, 0);
                 }
@@ -188,11 +195,18 @@ final class StoredGroup {
             if (first == '"' || first == 't' || first == 'f' || first == 'n' || first == '[' || first == '{') {
                 return; // not a number: $sum and $avg pass over it
             }
-            long v = PrunedReader.plainInteger(b, at);
+            long v = integerAt(b, at);
             if (v == PrunedReader.NOT_PLAIN_INTEGER) {
-                acc.add(values.valueAt(b, at), null);
+                charge(acc.add(values.valueAt(b, at), null));
             } else {
                 ((Accumulators.Integral) acc).addIntegral(v, v == (int) v ? 0 : 1);
+            }
+        }
+
+        /** Charges what an accumulator grew by (a sum that became a double holds its exact total). */
+        private void charge(long grown) {
+            if (grown > 0) {
+                groups.budget.charge(grown);
             }
         }
 
@@ -204,6 +218,35 @@ final class StoredGroup {
             }
             return doc;
         }
+    }
+
+    /**
+     * The number starting at {@code at} (a value of JSON the server wrote) when it is an integer
+     * of up to 18 digits, what the pruned read makes an int or a long of
+     * ({@link PrunedReader#plainInteger}), else {@link PrunedReader#NOT_PLAIN_INTEGER}: read in
+     * one pass over its digits, without finding its end first.
+     */
+    static long integerAt(byte[] b, int at) {
+        int i = at;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        int first = i;
+        long v = 0;
+        for (; i < b.length; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                break;
+            }
+            v = v * 10 + d;
+        }
+        int digits = i - first;
+        if (digits < 1 || digits > 18 || (b[first] == '0' && digits > 1)
+                || (i < b.length && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'))) {
+            return PrunedReader.NOT_PLAIN_INTEGER; // a fraction or an exponent follows, or too long
+        }
+        return negative ? -v : v;
     }
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);

@@ -114,6 +114,72 @@ class StoredGroupTest {
     }
 
     @Test
+    void doublesSumToTheSameWhereverTheScanIsCut() {
+        // added in order 0.1 + 0.2 + 0.3 is 0.6000000000000001, and 0.1 + (0.2 + 0.3) is 0.6: the
+        // partial sums of the two parts must add up to the one-range answer, which is the exact
+        // sum rounded once (MongoDB's double-double sum rounds to the same)
+        List<String> docs = List.of("{\"_id\":1,\"g\":\"a\",\"v\":0.1}", "{\"_id\":2,\"g\":\"a\",\"v\":0.2}",
+                "{\"_id\":3,\"g\":\"a\",\"v\":0.3}");
+        assertSameAsReference(NUMERIC, docs);
+        JsonNode one = Pipeline.parseAggregation(JSON.mapper().readTree(NUMERIC), QueryLimits.defaults())
+                .run(docs.stream().map(d -> JSON.mapper().readTree(d)).toList(), options()).getFirst();
+        assertThat(one.get("sum").doubleValue()).isEqualTo(0.6);
+        assertThat(one.get("avg").doubleValue()).isEqualTo(0.6 / 3); // the rounded sum over the count, as MongoDB divides
+        SplittableRandom random = new SplittableRandom(5);
+        for (int round = 0; round < 40; round++) {
+            List<String> many = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                double v = switch (random.nextInt(6)) {
+                    case 0 -> random.nextDouble() * 1e-300;
+                    case 1 -> random.nextDouble() * 1e300;
+                    case 2 -> -random.nextDouble() * 1e16;
+                    default -> random.nextDouble();
+                };
+                String n = random.nextInt(8) == 0 ? Long.toString(random.nextLong()) : Double.toString(v);
+                many.add("{\"_id\":" + i + ",\"g\":\"a\",\"v\":" + n + "}");
+            }
+            assertSameAsReference(NUMERIC, many);
+        }
+        assertSameAsReference(NUMERIC, List.of("{\"_id\":1,\"v\":1e308}", "{\"_id\":2,\"v\":1e308}", "{\"_id\":3,\"v\":-1e308}"));
+    }
+
+    @Test
+    void aGroupByTheIdItselfMatchesTheReference() {
+        // the _id read as a key and an argument, besides the position each group's key takes
+        assertSameAsReference("[{\"$group\":{\"_id\":\"$_id\",\"n\":{\"$sum\":\"$_id\"},\"c\":{\"$count\":{}}}}]", AWKWARD);
+        assertSameAsReference("[{\"$group\":{\"_id\":\"$v\",\"n\":{\"$sum\":\"$_id\"}}}]",
+                List.of("{\"_id\":3,\"v\":1.0}", "{\"_id\":1,\"v\":1}", "{\"v\":1.00}", "{\"_id\":2,\"v\":1}", "{\"_id\":0,\"v\":1.0}"));
+    }
+
+    @Test
+    void integersAreReadInPlaceAsThePrunedReadReadsThem() {
+        SplittableRandom random = new SplittableRandom(8);
+        List<String> numbers = new ArrayList<>(List.of("0", "-0", "7", "-7", "0.5", "-0.0", "1e3", "1E3", "2e-1", "10.0",
+                "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                "-9223372036854775808", "99999999999999999999", "12.", "1.5e10"));
+        for (int i = 0; i < 2000; i++) {
+            StringBuilder n = new StringBuilder(random.nextBoolean() ? "-" : "");
+            n.append(1 + random.nextInt(9));
+            for (int d = random.nextInt(21); d > 0; d--) {
+                n.append(random.nextInt(10));
+            }
+            switch (random.nextInt(4)) {
+                case 0 -> n.append('.').append(random.nextInt(100));
+                case 1 -> n.append(random.nextBoolean() ? 'e' : 'E').append(random.nextInt(30));
+                default -> { }
+            }
+            numbers.add(n.toString());
+        }
+        for (String number : numbers) {
+            for (String after : List.of("}", ",\"x\":1}", " }", "\n}", "]}")) {
+                byte[] b = ("{\"v\":" + number + after).getBytes(StandardCharsets.UTF_8);
+                assertThat(StoredGroup.integerAt(b, 5)).as(number + after)
+                        .isEqualTo(dev.weft.query.PrunedReader.plainInteger(b, 5));
+            }
+        }
+    }
+
+    @Test
     void piecesCountsNonOverlappingSeparators() {
         byte[] b = "xa...b..".getBytes(StandardCharsets.UTF_8);
         assertThat(StoredGroup.pieces(b, 1, b.length, new byte[] {'.', '.'})).isEqualTo(3); // "a...b.." -> a, .b, ""
