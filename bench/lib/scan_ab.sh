@@ -8,7 +8,8 @@
 #       (5), then RUNS (5) timed: the median wall time and Weft's CPU per run (every thread)
 #   scan_ab.sh profile DATA JAR [ARGS]      JFR top frames, scan threads' CPU and GC pauses per query
 # A variant is a copy of a built jar (cp target/weft-*.jar /tmp/x.jar) and Weft settings (ARGS,
-# space-separated). Holds the benchmark lock while it measures. QUERIES="seed3 sort" picks some.
+# space-separated). Holds the benchmark lock while it measures. QUERIES="seed3 sort" picks some;
+# LOAD=big loads only the 1M seed-000 documents (enough for QUERIES="sort regex").
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$REPO/bench/lib/common.sh"
@@ -47,13 +48,14 @@ case $1 in
   load)
     data=$2; mkdir -p "$data"
     start "$data" "$REPO/target/weft-0.1.0-SNAPSHOT.jar"
-    curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/ycsb" >/dev/null
-    curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/ycsb/usertable" >/dev/null
     curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/bench" >/dev/null
     curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/bench/big" >/dev/null
     python3 "$REPO/bench/lib/gen.py" links-ndjson 1000000 3 >"$WORK/big.ndjson"
     curl -sf "${CURL_AUTH[@]}" -X POST -H 'Content-Type: application/x-ndjson' --data-binary @"$WORK/big.ndjson" "$WEFT_URL/bench/big" >/dev/null
     rm -f "$WORK/big.ndjson"
+    if [ "${LOAD:-ycsb big}" != big ]; then
+    curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/ycsb" >/dev/null
+    curl -sf "${CURL_AUTH[@]}" -X PUT -H 'Content-Type: application/json' -d '{}' "$WEFT_URL/ycsb/usertable" >/dev/null
     python3 - 1000000 <<'PY' | split -l 200000 -d - "$WORK/piece-"
 import json, random, string, sys
 n = int(sys.argv[1]); rnd = random.Random(3); chars = string.ascii_letters + string.digits
@@ -70,6 +72,7 @@ PY
     for p in "$WORK"/piece-*; do
       curl -sf "${CURL_AUTH[@]}" -X POST -H 'Content-Type: application/x-ndjson' --data-binary "@$p" "$WEFT_URL/ycsb/usertable" >/dev/null; rm -f "$p"
     done
+    fi
     sleep 3; stop; ls -la "$data" ;;
   run)
     data=$2; rounds=$3; shift 3

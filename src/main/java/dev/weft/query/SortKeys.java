@@ -189,20 +189,6 @@ public final class SortKeys {
             out.key[out.length++] = 0;
             return true;
         }
-        if (literal(b, from, "true")) {
-            out.add(KeyEncoding.BOOLEAN);
-            out.add((byte) 1);
-            return true;
-        }
-        if (literal(b, from, "false")) {
-            out.add(KeyEncoding.BOOLEAN);
-            out.add((byte) 0);
-            return true;
-        }
-        if (literal(b, from, "null")) {
-            out.add(KeyEncoding.NULL);
-            return true;
-        }
         if (x == '-' || (x >= '0' && x <= '9')) {
             int to = from;
             while (to < b.length && isNumberByte(b[to])) {
@@ -228,6 +214,20 @@ public final class SortKeys {
             for (int i = 0; i < 8; i++) {
                 out.key[out.length++] = (byte) (v >>> (56 - 8 * i));
             }
+            return true;
+        }
+        if (literal(b, from, "true")) {
+            out.add(KeyEncoding.BOOLEAN);
+            out.add((byte) 1);
+            return true;
+        }
+        if (literal(b, from, "false")) {
+            out.add(KeyEncoding.BOOLEAN);
+            out.add((byte) 0);
+            return true;
+        }
+        if (literal(b, from, "null")) {
+            out.add(KeyEncoding.NULL);
             return true;
         }
         return false;

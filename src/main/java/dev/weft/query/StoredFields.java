@@ -229,14 +229,23 @@ public final class StoredFields {
     private static final long QUOTES = 0x2222222222222222L;
     private static final long BACKSLASHES = 0x5c5c5c5c5c5c5c5cL;
     private static final long LOW7 = 0x7f7f7f7f7f7f7f7fL;
+    private static final long COLONS = 0x3a3a3a3a3a3a3a3aL;
+    /** Added to a byte's low seven bits, sets its high bit exactly when they are above 0x20 (no carry out: 0x7f + 0x5f < 0x100). */
+    private static final long ABOVE_SPACE = 0x5f5f5f5f5f5f5f5fL;
 
     /** The high bit of exactly each zero byte of {@code v} (no false ones, so it serves a search backwards too). */
     private static long zeros(long v) {
         return ~(((v & LOW7) + LOW7) | v | LOW7);
     }
 
+    /** The high bit of exactly each byte of {@code v} at or below a space (0x00 to 0x20). */
+    private static long atMostSpace(long v) {
+        return ~(((v & LOW7) + ABOVE_SPACE) | v | LOW7);
+    }
+
+    /** One compare for every byte above a space (all of a compact document's bytes outside strings but blanks). */
     static boolean isBlank(byte x) {
-        return x == ' ' || x == '\n' || x == '\r' || x == '\t';
+        return (x & 0xff) <= ' ' && (x == ' ' || x == '\n' || x == '\r' || x == '\t');
     }
 
     static int blanksAfter(byte[] b, int i) {
@@ -366,6 +375,9 @@ public final class StoredFields {
         if (x == '"') {
             return openingQuote(b, last);
         }
+        if (x == '}' && last >= OID_LENGTH - 1 && isOid(b, last - OID_LENGTH + 1)) {
+            return last - OID_LENGTH + 1;
+        }
         if (x == '}' || x == ']') {
             int depth = 0;
             for (int j = last; ; j--) {
@@ -379,11 +391,54 @@ public final class StoredFields {
                 }
             }
         }
-        int start = last;
-        while (start > 0 && b[start - 1] != ':' && !isBlank(b[start - 1])) {
-            start--;
+        return scalarStartBefore(b, last);
+    }
+
+    /** {@code {"$oid":"} then 24 bytes then {@code "}}: an ObjectId as Weft writes every {@code _etag} (and most {@code _id}s). */
+    private static final int OID_LENGTH = 35;
+    /** The bytes {@code {"$oid":} as a little-endian word. */
+    private static final long OID_HEAD = 0x3a2264696f24227bL;
+
+    /**
+     * Whether an ObjectId's extended JSON starts at {@code at}: {@code {"$oid":"}, 24 bytes
+     * holding no quote and no backslash, {@code "}}. Its start is then {@code at} exactly, as the
+     * bracket walk would find it (no quote inside the 24 bytes, and the two quotes before them
+     * follow a ':' and a '{', not a backslash), in three word reads instead of that walk; the
+     * last field of every stored document is such an {@code _etag}.
+     */
+    private static boolean isOid(byte[] b, int at) {
+        if ((long) LONGS.get(b, at) != OID_HEAD || b[at + 8] != '"' || b[at + 33] != '"') {
+            return false;
         }
-        return start;
+        for (int i = at + 9; i < at + 33; i += 8) {
+            long w = (long) LONGS.get(b, i);
+            if ((zeros(w ^ QUOTES) | zeros(w ^ BACKSLASHES)) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * From the last byte of a number or a literal: its first byte, just after the nearest ':' or
+     * byte at or below a space before that last byte (a blank, or a control byte that no JSON holds outside
+     * strings, which the caller then refuses). Eight bytes a round, so the scalars of a document
+     * (mostly shorter than that) cost one word and no branch per byte.
+     */
+    static int scalarStartBefore(byte[] b, int last) {
+        int j = last - 1; // the last byte itself is the value's
+        while (j >= 8) {
+            long w = (long) LONGS.get(b, j - 7);
+            long found = zeros(w ^ COLONS) | atMostSpace(w);
+            if (found != 0) {
+                return j - 7 + ((63 - Long.numberOfLeadingZeros(found)) >>> 3) + 1;
+            }
+            j -= 8;
+        }
+        while (j >= 0 && b[j] != ':' && (b[j] & 0xff) > ' ') {
+            j--;
+        }
+        return j + 1;
     }
 
     /** From a value's first byte: the index just past it. */

@@ -3,7 +3,6 @@ package dev.weft.query;
 import dev.weft.core.WeftException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -178,29 +177,45 @@ public final class TextSearch {
         return out;
     }
 
-    /** MongoDB's match: some word, no negated word, every phrase, no negated phrase. */
+    /**
+     * MongoDB's match: some word, no negated word, every phrase, no negated phrase. The words of
+     * the document's strings are read only until the answer about words is known (a negated one
+     * seen, or a wanted one when nothing is negated), and its strings kept for phrases only when
+     * there are phrases.
+     */
     boolean matches(JsonNode doc) {
         TextIndex idx = index();
         Set<String> wanted = terms.wanted();
         if (wanted.isEmpty()) {
             return false;
         }
-        Set<String> held = new HashSet<>();
+        Set<String> negated = terms.negated();
+        boolean forPhrases = !phrases.isEmpty() || !negatedPhrases.isEmpty();
         List<String> texts = new ArrayList<>();
         TextLanguage docLanguage = idx.language(doc);
+        boolean[] held = new boolean[2]; // [0]: a wanted term, [1]: a negated one
         idx.strings(doc, (text, weight) -> {
-            texts.add(TextTokens.phraseForm(text, caseSensitive, diacriticSensitive));
+            if (forPhrases) {
+                texts.add(TextTokens.phraseForm(text, caseSensitive, diacriticSensitive));
+            }
+            if (held[1] || held[0] && negated.isEmpty()) {
+                return;
+            }
             for (String word : TextTokens.words(text)) {
                 String term = TextTokens.term(word, docLanguage, caseSensitive, diacriticSensitive);
-                if (term != null) {
-                    held.add(term);
+                if (term != null && negated.contains(term)) {
+                    held[1] = true;
+                    return;
+                }
+                if (term != null && wanted.contains(term)) {
+                    held[0] = true;
+                    if (negated.isEmpty()) {
+                        return;
+                    }
                 }
             }
         });
-        if (wanted.stream().noneMatch(held::contains)) {
-            return false;
-        }
-        if (terms.negated().stream().anyMatch(held::contains)) {
+        if (!held[0] || held[1]) {
             return false;
         }
         for (String phrase : phrases) {

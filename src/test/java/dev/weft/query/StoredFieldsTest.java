@@ -65,6 +65,76 @@ class StoredFieldsTest {
         assertThat(sameAsTree(reader, names, " { } ")).isTrue();
     }
 
+    /**
+     * A number or literal read from its end finds its start eight bytes a round and then byte by
+     * byte: every length (one word, several, a part word) at every distance from the document's
+     * start, after a colon or after each kind of blank.
+     */
+    @Test
+    void scalarsOfEveryLengthAreFoundWhereverTheyStart() {
+        List<String> names = List.of("s");
+        StoredFields.Reader reader = new StoredFields(names).reader();
+        int read = 0;
+        for (int digits = 1; digits <= 24; digits++) {
+            String number = "-" + "123456789".repeat(3).substring(0, digits);
+            for (String value : List.of(number, number.substring(1), "true", "false", "null", number + ".5e-3")) {
+                for (String before : List.of("", " ", "\n", "\t", "\r", " \n\t ")) {
+                    for (int pad = 0; pad <= 9; pad++) {
+                        String first = "{\"p\":\"" + "x".repeat(pad) + "\",\"s\":" + before + value + "}";
+                        String only = "{" + " ".repeat(pad % 3) + "\"s\":" + before + value + "}";
+                        String last = "{\"s\":" + before + value + ",\"q\":" + value + "}";
+                        for (String doc : List.of(first, only, last)) {
+                            assertThat(sameAsTree(reader, names, doc)).as(doc).isTrue();
+                            read++;
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(read).isEqualTo(24 * 6 * 6 * 10 * 3);
+    }
+
+    /**
+     * An ObjectId's extended JSON ({@code {"$oid":"<24 bytes>"}}) is skipped in one look when its
+     * 24 bytes hold no quote or backslash: values of that shape and look-alikes (escaped quotes and
+     * backslashes that make 24 bytes, braces, other lengths, other names than {@code $oid}), last,
+     * in the middle and nested, are found as the tree holds them.
+     */
+    @Test
+    void objectIdsAndLookAlikesAreSkippedAsTheTreeHoldsThem() {
+        java.util.Random random = new java.util.Random(Long.getLong("weft.seed", System.nanoTime()));
+        String alphabet = "0123456789abcdef\"\\{}[]:,$ ";
+        List<String> names = List.of("s", "a", "_etag");
+        StoredFields.Reader reader = new StoredFields(names).reader();
+        // the last 35 bytes read {"$oid":" ... "} but span two fields: the 24 bytes between hold quotes
+        for (String lookAlike : List.of("{\"a\":1,\"s\":{\"$oid\":\"a\"},\"_etag\":{\"b\":\"cdefgh\"}}",
+                "{\"s\":{\"$oid\":\"a\"},\"a\":{\"_etag\":\"cccccc\"}}",
+                "{\"_etag\":{\"$oid\":\"a\",\"s\":\"" + "e".repeat(16) + "\"}}")) {
+            assertThat(sameAsTree(reader, names, lookAlike)).as(lookAlike).isTrue();
+        }
+        int skipped = 0;
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder chars = new StringBuilder();
+            int length = random.nextInt(5) == 0 ? 20 + random.nextInt(8) : 24;
+            for (int c = 0; c < length; c++) {
+                chars.append(random.nextInt(3) == 0 ? alphabet.charAt(random.nextInt(alphabet.length()))
+                        : alphabet.charAt(random.nextInt(16)));
+            }
+            ObjectNode oid = Json.NODES.objectNode().put(random.nextInt(10) == 0 ? "$oie" : "$oid", chars.toString());
+            ObjectNode doc = Json.NODES.objectNode();
+            doc.put("a", i);
+            doc.set("s", random.nextBoolean() ? oid : Json.NODES.arrayNode().add(oid));
+            doc.set("n", Json.NODES.objectNode().set("_etag", oid));
+            doc.set("_etag", oid);
+            String stored = new String(JSON.bytes(doc), StandardCharsets.UTF_8);
+            assertThat(sameAsTree(reader, names, stored)).as(stored).isTrue();
+            if (stored.endsWith("\"_etag\":{\"$oid\":\"" + chars + "\"}}") && chars.toString().matches("[0-9a-f{}\\[\\]:,$ ]{24}")) {
+                skipped++;
+            }
+        }
+        assertThat(skipped).isGreaterThan(1_000);
+    }
+
     @Test
     void escapedNamesAndBytesThatAreNotAnObjectAreLeftToTheCaller() {
         StoredFields.Reader reader = new StoredFields(List.of("stars")).reader();

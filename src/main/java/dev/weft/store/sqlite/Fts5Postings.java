@@ -215,17 +215,16 @@ final class Fts5Postings implements TextPostings {
      * The best {@code n} scores kept by SQLite's sorter as FTS5 hands the matches over (what
      * FTS5's own {@code ORDER BY bm25 LIMIT n} costs); only those are joined to their ids and
      * sorted by id within a score. The n-th's group of equal scores may be cut by the limit, so
-     * it is left out (fetched whole, by its score, when it is all there is).
+     * it is left out (fetched whole, by its score, when it is all there is). Two words are first
+     * tried without scoring every match ({@link Fts5PairTop}).
      */
     @Override
     public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
-        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
-                + " ORDER BY score DESC LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
-        best.setString(1, (String) lookupArgs(terms).getFirst());
-        best.setInt(2, n);
-        List<Ranked> out = rows(best);
+        List<Ranked> pair = terms.size() == 2 && !terms.get(0).equals(terms.get(1))
+                ? new Fts5PairTop(sql, table, index, terms.get(0), terms.get(1)).best(n) : null;
+        List<Ranked> out = pair != null ? pair : best(sql, table, index, (String) lookupArgs(terms).getFirst(), n);
         if (out.size() < n) {
-            return new Top(out, true);
+            return new Top(out, true); // a pair's cut has n
         }
         double last = out.getLast().score();
         List<Ranked> above = out.stream().filter(r -> r.score() != last).toList();
@@ -237,6 +236,18 @@ final class Fts5Postings implements TextPostings {
         tied.setString(1, (String) lookupArgs(terms).getFirst());
         tied.setDouble(2, last);
         return new Top(rows(tied), false);
+    }
+
+    /**
+     * The best {@code n} of the documents an FTS5 query {@code match} finds, by score then id
+     * (of the n-th's score, some may be left out).
+     */
+    static List<Ranked> best(SqlConnection sql, String table, TextIndex index, String match, int n) throws SQLException {
+        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
+                + " ORDER BY score DESC LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
+        best.setString(1, match);
+        best.setInt(2, n);
+        return rows(best);
     }
 
     /** The matches' rowids and scores: FTS5's bm25, each column weighted by its class, negated so that higher is better. */

@@ -43,6 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteOpenMode;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -143,9 +144,17 @@ public final class SqliteStore extends SqlStore implements EventLog {
      * maps read-only (a stray write cannot reach the file) and reads with read() again where a
      * map fails; what a map cannot do is report an I/O error of the disk under it, which reaches
      * the process as SIGBUS instead of SQLITE_IOERR (sqlite.org/mmap.html).
+     *
+     * <p>Opened without SQLite's per-connection mutex ({@code SQLITE_OPEN_NOMUTEX}): sqlite-jdbc
+     * already serializes every call on a connection (every native method of its {@code NativeDB}
+     * but {@code interrupt} and {@code libversion} is {@code synchronized} on the connection's
+     * handle) and a reader serves one thread at a time, so that mutex only
+     * cost a lock and an unlock per step and per column read (about a tenth of a 1M-row scan's
+     * CPU, bench/results/engine-22-sort-profile.txt). A query's time limit needs no other thread:
+     * it is {@link Sql#interruptible}'s progress handler, called inside the reading thread's step.
      */
     private static Connection openReader(Path file, long mmapBytes) throws SQLException {
-        Connection c = open(file);
+        Connection c = open(file, SQLiteOpenMode.NOMUTEX);
         try (var s = c.createStatement()) {
             s.execute("PRAGMA query_only = 1");
             s.execute("PRAGMA mmap_size = " + mmapBytes);
@@ -153,8 +162,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return c;
     }
 
-    private static Connection open(Path file) throws SQLException {
+    private static Connection open(Path file, SQLiteOpenMode... modes) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
+        for (SQLiteOpenMode mode : modes) {
+            config.setOpenMode(mode);
+        }
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout(10_000);

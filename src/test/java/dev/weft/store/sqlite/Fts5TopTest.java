@@ -23,10 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link Fts5Postings#top}, FTS5 keeping only the best n scores, against every match read in
  * {@link TextPostings#ranked}'s order: a beginning of that order (same ids, order and scores),
  * cut only between two scores, for random postings over two weight classes, after deletes, for
- * terms asked once or twice and pages small and large.
+ * terms asked once or twice and pages small and large; and the cut by score bound for two words
+ * ({@link Fts5PairTop}) against the same full order.
  */
 class Fts5TopTest {
     private static final TextIndex INDEX = new TextIndex(Map.of("title", 10, "body", 1), TextLanguage.ENGLISH, "language");
+    private static final int VOCABULARY = 40;
     private static final String[] WORDS = {"a", "b", "c", "d", "e", "f", "g", "h", "rare", "x'y"};
 
     @TempDir
@@ -87,6 +89,75 @@ class Fts5TopTest {
             assertThat(postings.top(sql, "ix", INDEX, List.of("rare"), 1001).ranked()).hasSize(1000);
             assertThat(postings.top(sql, "ix", INDEX, List.of("rare"), 1001).complete()).isTrue();
         }
+    }
+
+    /**
+     * {@link Fts5PairTop}, the cut by score bound for two words: where it applies, its n
+     * documents are the full order's first ones with the same scores, but for the n-th's group
+     * of equal scores (of which it may hold any); over Zipf-like random postings, with deletes,
+     * inside the writing transaction and after its commit. The cut must apply to some pairs.
+     */
+    @Test
+    void theCutKeepsFts5sOrderAndScores() throws SQLException {
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        Random random = new Random(seed);
+        Fts5Postings postings = new Fts5Postings(0, new PendingPostings());
+        try (Connection c = open(postings)) {
+            SqlConnection sql = new SqlConnection(c);
+            int cut = 0;
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 1500; i++) {
+                    postings.add(sql, "ix", INDEX, id(round * 1500 + i), List.of(zipfWords(random, 1 + random.nextInt(5)), zipfWords(random, 10 + random.nextInt(50))));
+                }
+                for (int i = random.nextInt(7); i < 1500 * (round + 1); i += 1 + random.nextInt(13)) {
+                    postings.remove(sql, "ix", id(i));
+                }
+                if (round == 1) {
+                    c.commit();
+                }
+                for (int q = 0; q < 150; q++) {
+                    String a = word(random);
+                    String b = word(random);
+                    int n = 1 + random.nextInt(random.nextBoolean() ? 10 : 200);
+                    String context = "seed=" + seed + " round=" + round + " words=" + a + "," + b + " n=" + n;
+                    if (a.equals(b)) {
+                        continue;
+                    }
+                    List<TextPostings.Ranked> pair = new Fts5PairTop(sql, "ix", INDEX, a, b).best(n);
+                    if (pair == null) {
+                        continue;
+                    }
+                    cut++;
+                    List<TextPostings.Ranked> full = everyDocumentScored(postings, sql, List.of(a, b));
+                    assertThat(pair).as(context).hasSize(n);
+                    double last = pair.getLast().score();
+                    int above = (int) pair.stream().filter(r -> r.score() != last).count();
+                    assertThat(ids(pair.subList(0, above))).as(context).isEqualTo(ids(full.subList(0, above)));
+                    assertThat(scores(pair)).as(context).isEqualTo(scores(full.subList(0, n)));
+                    assertThat(ids(full.subList(0, n + (int) full.subList(n, full.size()).stream().filter(r -> r.score() == last).count())))
+                            .as(context).containsAll(ids(pair));
+                }
+            }
+            assertThat(cut).as("seed=" + seed + ": pairs the cut applied to").isGreaterThan(10);
+        }
+    }
+
+    /** Word k with probability about 1 / (k + 1): a few common words, many rare ones. */
+    private static String word(Random random) {
+        double u = random.nextDouble() * Math.log(VOCABULARY + 1);
+        return "w" + Math.min(VOCABULARY - 1, (int) Math.exp(u) - 1);
+    }
+
+    private static String zipfWords(Random random, int n) {
+        StringBuilder s = new StringBuilder();
+        for (int k = 0; k < n; k++) {
+            s.append(k > 0 ? " " : "").append(word(random));
+        }
+        return s.toString();
+    }
+
+    private static List<Double> scores(List<TextPostings.Ranked> ranked) {
+        return ranked.stream().map(TextPostings.Ranked::score).toList();
     }
 
     private static List<String> ids(List<TextPostings.Ranked> ranked) {
