@@ -84,9 +84,18 @@ final class PgEventLog implements EventLog {
      * Numbers the oldest pending events in id order: takes their ids out of
      * {@code weft_event_pending} and inserts a narrow {@code (seq, id)} row for each, continuing
      * the counter row. The wide event rows are not touched.
+     *
+     * <p>The ids to take are one array ({@code = ANY(ARRAY(...))}, read by the primary key) and
+     * the batch size is in the text, so the plan never depends on a parameter: as {@code IN
+     * (SELECT ... LIMIT ?)} PostgreSQL planned the statement again at each run and, expecting the
+     * limit's rows, joined them by a hash over a sequential scan of the whole table. The table
+     * is all dead rows but a few (every id is inserted, then deleted here), so that scan grew with
+     * the writes: 6 MB after 15 s of YCSB workload A, where the events reader's backend took a
+     * quarter of PostgreSQL's CPU, a third of that in the scan and the planning (decision record
+     * 0003, addendum "the sequencer's plan").
      */
-    private static final String SEQUENCE = "WITH todo AS (DELETE FROM weft_event_pending WHERE id IN"
-            + " (SELECT id FROM weft_event_pending ORDER BY id LIMIT ?) RETURNING id),"
+    static final String SEQUENCE = "WITH todo AS (DELETE FROM weft_event_pending WHERE id = ANY(ARRAY("
+            + "SELECT id FROM weft_event_pending ORDER BY id LIMIT " + SEQUENCE_BATCH + ")) RETURNING id),"
             + " top AS (SELECT value FROM weft_event_log WHERE name = 'seq'),"
             + " done AS (INSERT INTO weft_event_seqs(seq, id) SELECT top.value + row_number() OVER (ORDER BY todo.id), todo.id"
             + " FROM todo, top RETURNING seq),"
@@ -357,7 +366,7 @@ final class PgEventLog implements EventLog {
             }
             try {
                 if (sql == null) {
-                    sql = new SqlConnection(readerConnection.open());
+                    sql = new SqlConnection(byKeys(readerConnection.open()));
                 }
                 Connection c = sql.connection();
                 sequence(c);
@@ -389,6 +398,21 @@ final class PgEventLog implements EventLog {
     }
 
     /**
+     * The reader's connection, told to read its tables by their keys ({@code enable_seqscan =
+     * off}): every statement it runs has a key to go by, and a plan made while a table was small
+     * stays with the connection. The sequencer's statement is planned once, often at startup when
+     * {@code weft_event_pending} is one page; a sequential scan chosen then was kept while the
+     * table grew to thousands of pages of dead rows (decision record 0003, "the sequencer's plan").
+     * A table with no index to use is still scanned.
+     */
+    static Connection byKeys(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET enable_seqscan = off");
+        }
+        return c;
+    }
+
+    /**
      * Gives seqs to every committed event that has none, in batches, each batch one transaction
      * under {@link #SEQUENCER_LOCK}. A sequencer of another node holding the lock is waited for:
      * skipping instead could leave an event committed just after its snapshot unsequenced until
@@ -404,7 +428,6 @@ final class PgEventLog implements EventLog {
                     lock.execute();
                 }
                 try (PreparedStatement ps = c.prepareStatement(SEQUENCE)) {
-                    ps.setInt(1, SEQUENCE_BATCH);
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
                         done = rs.getLong(1);

@@ -271,6 +271,45 @@ class PgEventsTest {
     }
 
     @Test
+    void theSequencerTakesPendingIdsByTheirKeyWhateverThePendingTableHolds() throws Exception {
+        // a pending table of many rows (as its dead rows make it under writes): the sequencer's
+        // statement must still find the oldest ids by the primary key, not hash a scan of it all
+        List<String> large = sequencerPlan(false, "INSERT INTO weft_event_pending(id) SELECT i FROM generate_series(1000000000, 1000050000) i",
+                "ANALYZE weft_event_pending");
+        assertThat(large).as(String.join("\n", large)).noneMatch(line -> line.contains("Seq Scan on weft_event_pending"));
+        assertThat(large).anyMatch(line -> line.contains("weft_event_pending_pkey"));
+        // a pending table of one page, as at startup, where the statement is planned once and the
+        // plan kept: a plain session scans it, the reader's session goes by the key all the same
+        String[] empty = {"TRUNCATE weft_event_pending", "ANALYZE weft_event_pending"};
+        assertThat(sequencerPlan(false, empty)).anyMatch(line -> line.contains("Seq Scan on weft_event_pending"));
+        List<String> small = sequencerPlan(true, empty);
+        assertThat(small).as(String.join("\n", small)).noneMatch(line -> line.contains("Seq Scan on weft_event_pending"));
+    }
+
+    /** The sequencer's plan after {@code setup}, in a transaction rolled back; on the reader's session when {@code byKeys}. */
+    private List<String> sequencerPlan(boolean byKeys, String... setup) throws Exception {
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
+        List<String> plan = new ArrayList<>();
+        try (java.sql.Connection plain = PgConnections.connect(PgUrl.parse(settings.store()), settings)) {
+            java.sql.Connection c = byKeys ? PgEventLog.byKeys(plain) : plain;
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                for (String sql : setup) {
+                    s.execute(sql);
+                }
+                try (java.sql.ResultSet rs = s.executeQuery("EXPLAIN " + PgEventLog.SEQUENCE)) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(1));
+                    }
+                }
+            } finally {
+                c.rollback();
+            }
+        }
+        return plan;
+    }
+
+    @Test
     void anEventRowIsWrittenOnceByItsWriterTheSequencerAddsOnlyANarrowRow() throws Exception {
         long start = log(a).last();
         insert(a, "{\"_id\":\"w\",\"f\":\"" + "x".repeat(1000) + "\"}");
