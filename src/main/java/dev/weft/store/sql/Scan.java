@@ -70,25 +70,25 @@ final class Scan {
      * @param offset rows to skip before the first one returned (only when every row is a match)
      */
     Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset) {
-        this(coll, plan, filter, dialect, offset, null);
+        this(coll, plan, filter, dialect, offset, null, HeldText.ANY);
     }
 
     /**
      * A whole-collection plan's scan of the rows {@code held} in memory ({@link HeldRows}): the
-     * same rows in the same order, the filter's required text tested in Java.
+     * same rows in the same order, {@code text} (the filter's required text) tested in Java.
      */
-    static Scan ofHeld(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect,
-                       HeldRows.Rows held) {
+    static Scan ofHeld(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, HeldText text,
+                       Dialect dialect, HeldRows.Rows held) {
         if (plan.index() != null || plan.ranges() != null) {
             throw new IllegalArgumentException("held rows stand for a whole-collection scan only");
         }
-        return new Scan(coll, plan, filter, dialect, 0, held);
+        return new Scan(coll, plan, filter, dialect, 0, held, text);
     }
 
     private Scan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, Dialect dialect, long offset,
-                 HeldRows.Rows held) {
+                 HeldRows.Rows held, HeldText heldText) {
         this.held = held;
-        this.heldText = held == null ? HeldText.ANY : HeldText.of(filter);
+        this.heldText = heldText;
         this.docs = coll.table();
         this.index = plan.index() == null ? null : plan.index().table();
         this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), index == null ? "body" : "d.body");

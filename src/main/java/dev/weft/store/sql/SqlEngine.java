@@ -102,12 +102,20 @@ public final class SqlEngine {
         this.held = rows;
     }
 
-    /** The held rows a find of {@code plan} with {@code filter} reads instead of the table, if any. */
-    private Optional<HeldRows.Rows> heldRows(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter) {
-        if (!wholeCollection(plan) || !HeldText.requiresText(filter)) {
+    /**
+     * The scan of held rows a find of {@code plan} with {@code filter} reads instead of the table,
+     * if any: the filter's required text is derived once, here, for the choice and the scan.
+     */
+    private Optional<Scan> heldScan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter) {
+        if (!wholeCollection(plan)) {
             return Optional.empty();
         }
-        return held.rows(coll).filter(rows -> rows.table().equals(coll.table()));
+        HeldText text = HeldText.of(filter);
+        if (text instanceof HeldText.Any) {
+            return Optional.empty();
+        }
+        return held.rows(coll).filter(rows -> rows.table().equals(coll.table()))
+                .map(rows -> Scan.ofHeld(coll, plan, filter, text, dialect, rows));
     }
 
     /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
@@ -245,9 +253,9 @@ public final class SqlEngine {
             if (!plan.ordered()) {
                 return heap(sql, coll);
             }
-            Optional<HeldRows.Rows> rows = everything ? Optional.empty() : heldRows(coll, plan, filter);
-            if (rows.isPresent()) {
-                scan = Scan.ofHeld(coll, plan, filter, dialect, rows.get());
+            Optional<Scan> heldScan = everything ? Optional.empty() : heldScan(coll, plan, filter);
+            if (heldScan.isPresent()) {
+                scan = heldScan.get();
                 toSkip = skip;
                 return next(sql);
             }
@@ -325,7 +333,7 @@ public final class SqlEngine {
                     return ranked;
                 }
             }
-            Optional<HeldRows.Rows> held = heldRows(coll, plan, filter);
+            Optional<Scan> held = heldScan(coll, plan, filter);
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
@@ -353,7 +361,7 @@ public final class SqlEngine {
                 return true;
             };
             if (held.isPresent()) {
-                Scan.ofHeld(coll, plan, filter, dialect, held.get()).read(sql, dialect, Integer.MAX_VALUE, each);
+                held.get().read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
                 Scan.candidates(sql, dialect, coll, plan, filter, each);
             }
