@@ -5,6 +5,10 @@ import static dev.weft.http.TestServer.q;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -201,6 +205,68 @@ class TextSearchHttpTest {
             assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).statusCode()).isEqualTo(403);
             assertThat(send(server, "admin", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).body())
                     .isEqualTo("{\"_size\":3}");
+        }
+    }
+
+    /**
+     * Two words ranked by score, where the store may rank only the best few (SQLite's
+     * {@code Fts5PairTop} cuts by score bound once enough documents hold both words): bob's
+     * documents outscore alice's, so every first candidate is one alice may not read, and she
+     * still gets her own best page, in the order the admin's full list gives them, and nothing of
+     * bob's.
+     */
+    @Test
+    void aRestrictedUsersTwoWordPageIsHerOwnBestUnderTheRankingCut() throws Exception {
+        try (TestServer server = new TestServer()) {
+            AuthorizationMatrixTest.users(server);
+            send(server, "admin", "PUT", "/db", null);
+            send(server, "admin", "PUT", "/db/notes", null);
+            StringBuilder docs = new StringBuilder("[");
+            for (int i = 0; i < 60; i++) {
+                docs.append("{\"_id\":\"b").append(i).append("\",\"owner\":\"bob\",\"text\":\"alpha alpha alpha beta\"},");
+                docs.append("{\"_id\":\"a").append(i).append("\",\"owner\":\"alice\",\"text\":\"alpha beta")
+                        .append(" filler".repeat(i % 5)).append("\"},");
+            }
+            for (int i = 0; i < 1000; i++) {
+                docs.append("{\"_id\":\"c").append(i).append("\",\"owner\":\"bob\",\"text\":\"beta gamma\"},");
+            }
+            docs.setCharAt(docs.length() - 1, ']');
+            assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
+            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
+                    .isEqualTo(201);
+            AuthorizationMatrixTest.rules(server, "admin");
+            String ranked = "/db/notes?filter=" + q(search("alpha beta")) + "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
+                    + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
+
+            HttpResponse<String> all = send(server, "admin", "GET", ranked + "&pagesize=1000", null);
+            assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
+            List<String> alicesInAdminsOrder = new ArrayList<>();
+            JsonNode allDocs = new JsonMapper().readTree(all.body());
+            assertThat(allDocs.get(0).get("owner").asString()).isEqualTo("bob");
+            allDocs.forEach(d -> {
+                if (d.get("owner").asString().equals("alice")) {
+                    alicesInAdminsOrder.add(d.get("_id").asString());
+                }
+            });
+            assertThat(alicesInAdminsOrder).hasSize(60);
+
+            HttpResponse<String> mine = send(server, "alice", "GET", ranked + "&pagesize=5", null);
+            assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
+            List<String> mineIds = new ArrayList<>();
+            new JsonMapper().readTree(mine.body()).forEach(d -> {
+                assertThat(d.get("owner").asString()).isEqualTo("alice");
+                mineIds.add(d.get("_id").asString());
+            });
+            assertThat(mineIds).hasSize(5);
+            List<Double> scores = new ArrayList<>();
+            new JsonMapper().readTree(mine.body()).forEach(d -> scores.add(d.get("s").asDouble()));
+            assertThat(scores).isSortedAccordingTo((x, y) -> Double.compare(y, x));
+            if (!"postgresql".equals(System.getProperty("weft.test.store"))) {
+                // on PostgreSQL a readFilter user's textScore is Weft's own, the admin's ts_rank: orders differ (noted on issue 22)
+                assertThat(mineIds).isEqualTo(alicesInAdminsOrder.subList(0, 5));
+            }
+            assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("alpha beta")), null).body())
+                    .isEqualTo("{\"_size\":60}");
         }
     }
 }
