@@ -234,6 +234,8 @@ class PgSchemaTest {
         } finally {
             upgraded.store().close();
         }
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + "." + table + "'::regclass"
+                + " AND reloptions @> '{autovacuum_analyze_scale_factor=1}'")).as("analysed after a table's worth of changes").isEqualTo(1);
         assertThatThrownBy(() -> PgTesting.admin(version4Update)).as("a document write of version 4").hasMessageContaining("doc");
         assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
                 "at, " + PgSchema.EVENT_ROW_COLUMN + ", db").replace("VALUES (" + NOW_MS, "VALUES (" + NOW_MS + ", 4")))
