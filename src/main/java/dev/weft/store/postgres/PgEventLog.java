@@ -121,12 +121,20 @@ final class PgEventLog implements EventLog {
      * range scan of the event rows' primary key, any other seq's by its id. Joining every seq row
      * to its event row by id probed that key once per event (decision record 0003, reads of
      * 2026-11-27: 1,543 buffer accesses per 512 events against 84 this way).
+     *
+     * <p>Both branches reach the event rows through a {@code LATERAL} subquery with a limit, which
+     * PostgreSQL cannot flatten into a join, so each is a probe of the primary key from the seq
+     * row whatever the estimates: the reader runs this as a generic plan ({@link #byKeys}), whose
+     * guess of a tenth of the log for {@code LIMIT ?} made a plain join of the other seqs a merge
+     * join over the whole primary key of {@code weft_events}.
      */
     private static final String ROWS = "SELECT e.id - g.d AS seq, e.at, e.db, e.coll, e.op, e.key, e.doc, e.pre, e.upd"
             + " FROM g JOIN LATERAL (SELECT * FROM weft_events e WHERE e.id >= g.lo ORDER BY e.id LIMIT g.hi - g.lo + 1) e"
             + " ON true WHERE g.whole UNION ALL SELECT s.seq, e.at, e.db, e.coll, e.op, e.key, e.doc, e.pre, e.upd"
-            + " FROM g JOIN s ON s.id - s.seq = g.d JOIN weft_events e ON e.id = s.id WHERE NOT g.whole";
-    private static final String EVENTS_AFTER = SEQS_AFTER + ROWS;
+            + " FROM g JOIN s ON s.id - s.seq = g.d JOIN LATERAL (SELECT * FROM weft_events e WHERE e.id = s.id LIMIT 1) e"
+            + " ON true WHERE NOT g.whole";
+    /** The reader's event read: parameters after and limit. */
+    static final String EVENTS_AFTER = SEQS_AFTER + ROWS;
     /** The bounds (seq, floor) beside the events after a position, one snapshot (one statement). */
     private static final String AFTER = SEQS_AFTER + "SELECT b.top, b.bottom, r.* FROM (SELECT max(value) FILTER (WHERE name = 'seq')"
             + " AS top, max(value) FILTER (WHERE name = 'floor') AS bottom FROM weft_event_log) b LEFT JOIN (" + ROWS + ") r ON true";
@@ -404,10 +412,18 @@ final class PgEventLog implements EventLog {
      * {@code weft_event_pending} is one page; a sequential scan chosen then was kept while the
      * table grew to thousands of pages of dead rows (decision record 0003, "the sequencer's plan").
      * A table with no index to use is still scanned.
+     *
+     * <p>Its prepared statements keep one generic plan ({@code plan_cache_mode =
+     * force_generic_plan}): the event read ({@link #EVENTS_AFTER}, run at every wake) asks for the
+     * seqs after the newest, which the statistics put at about one row, so PostgreSQL's default
+     * chose a custom plan, planned again, at every run (29% of that backend's samples under YCSB
+     * workload A). The read's plan goes by keys whatever its estimates ({@link #ROWS}). The prune
+     * goes back to custom plans for its own transaction ({@link #prune}).
      */
     static Connection byKeys(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET enable_seqscan = off");
+            s.execute("SET plan_cache_mode = force_generic_plan");
         }
         return c;
     }
@@ -472,10 +488,17 @@ final class PgEventLog implements EventLog {
     /**
      * Deletes the events beyond the count or older than the age, raising the floor in the same
      * transaction. Several nodes may prune at once: the floor only rises, deletes are idempotent.
+     *
+     * <p>Planned for its values ({@code plan_cache_mode = auto} for the transaction; it runs once a
+     * second): a generic plan of {@code seq <= ?} guesses a third of the log, for which a join over
+     * the whole primary key of the event rows looks cheaper than probing it per pruned seq.
      */
     private void prune(Connection c) throws SQLException {
         c.setAutoCommit(false);
         try {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL plan_cache_mode = auto");
+            }
             long newest = bounds(c)[0];
             long upTo = newest - keepCount;
             try (PreparedStatement ps = c.prepareStatement("SELECT s.seq FROM " + SEQUENCED + " WHERE e.at >= " + DB_NOW_MS

@@ -286,6 +286,46 @@ class PgEventsTest {
         assertThat(small).as(String.join("\n", small)).noneMatch(line -> line.contains("Seq Scan on weft_event_pending"));
     }
 
+    @Test
+    void theReadersEventReadKeepsAGenericPlanThatGoesByKeys() throws Exception {
+        // a log of 200,000 events with a gap in every other group (ids not numbered in order), as the
+        // reader's session would run the read once prepared: a generic plan (parameters left as $1,
+        // $2, not planned again per run) whose every index scan has a key condition
+        List<String> plan = new ArrayList<>();
+        try (java.sql.Connection c = PgEventLog.byKeys(readerSession())) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("INSERT INTO weft_events(at, " + PgSchema.EVENT_ROW_COLUMN + ", db, coll, op, key, doc)"
+                        + " SELECT i, " + PgSchema.VERSION + ", 'ev', 'docs', 1, '\\x01', NULL FROM generate_series(1, 200000) i");
+                s.execute("INSERT INTO weft_event_seqs(seq, id) SELECT 1000000 + row_number() OVER (ORDER BY id % 2, id), id"
+                        + " FROM weft_events");
+                s.execute("ANALYZE weft_events");
+                s.execute("ANALYZE weft_event_seqs");
+                s.execute("PREPARE events_after(bigint, int) AS " + PgEventLog.EVENTS_AFTER.replaceFirst("\\?", "\\$1").replaceFirst("\\?", "\\$2"));
+                try (java.sql.ResultSet rs = s.executeQuery("EXPLAIN EXECUTE events_after(1000000, 512)")) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(1).trim());
+                    }
+                }
+            } finally {
+                c.rollback();
+            }
+        }
+        String shown = String.join("\n", plan);
+        assertThat(plan).as(shown).anyMatch(line -> line.startsWith("Index Cond: (seq > $1)"));
+        assertThat(plan).as(shown).noneMatch(line -> line.contains("Seq Scan") || line.contains("Merge Join"));
+        for (int i = 0; i < plan.size(); i++) {
+            if (plan.get(i).contains("Index Scan") || plan.get(i).contains("Index Only Scan")) {
+                assertThat(plan.get(i + 1)).as(shown).startsWith("Index Cond:");
+            }
+        }
+    }
+
+    private java.sql.Connection readerSession() throws Exception {
+        Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
+        return PgConnections.connect(PgUrl.parse(settings.store()), settings);
+    }
+
     /** The sequencer's plan after {@code setup}, in a transaction rolled back; on the reader's session when {@code byKeys}. */
     private List<String> sequencerPlan(boolean byKeys, String... setup) throws Exception {
         Settings settings = Settings.parse(new String[] {"--store", PgTesting.url(nodes.schema())}, java.util.Map.of());
