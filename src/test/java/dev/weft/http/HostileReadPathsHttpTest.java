@@ -212,4 +212,46 @@ class HostileReadPathsHttpTest {
     private long splitScans() {
         return weft.store instanceof SqliteStore s ? s.splitScans() : ((PostgresStore) weft.store).splitScans();
     }
+
+    /**
+     * Operators that could fail on a value of an unexpected type ({@code $size} of a string,
+     * {@code $mod} of an object, {@code $regex} of a number, bit tests of a double, ...), run by
+     * alice over bob's documents of every shape: were the store to fail on one of his values
+     * (a PostgreSQL cast, say) her answer would tell that such a document exists. Every one is
+     * 200 with her own documents only, and {@code _size} agrees.
+     */
+    @Test
+    void noFilterFailsOnTheShapeOfADocumentOutsideHerRule() throws Exception {
+        send(weft, "admin", "PUT", "/db/shapes", null);
+        assertThat(send(weft, "admin", "POST", "/db/shapes", """
+                [{"_id":"a1","owner":"alice","v":[1,2,3]},
+                 {"_id":"b1","owner":"bob","v":"text"},{"_id":"b2","owner":"bob","v":{"x":[1,{"y":2}]}},
+                 {"_id":"b3","owner":"bob","v":12.5},{"_id":"b4","owner":"bob","v":null},
+                 {"_id":"b5","owner":"bob","v":[[1],"s",{"z":1},true]},{"_id":"b6","owner":"bob","v":true},
+                 {"_id":"b7","owner":"bob","v":-9223372036854775808},{"_id":"b8","owner":"bob","v":1e308},
+                 {"_id":"b9","owner":"bob","v":{"$date":{"$numberLong":"0"}}},{"_id":"b10","owner":"bob"}]""")
+                .statusCode()).isEqualTo(200);
+        send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"shapes","roles":["user"],"priority":10,"predicate":"path-prefix('/db/shapes') and method(GET)",
+                 "readFilter":{"owner":"@user._id"}}""");
+        List<String> filters = List.of(
+                "{\"v\":{\"$size\":3}}", "{\"v\":{\"$mod\":[2,1]}}", "{\"v\":{\"$regex\":\"^1\"}}",
+                "{\"v\":{\"$bitsAllSet\":1}}", "{\"v\":{\"$bitsAnyClear\":[0,63]}}", "{\"v\":{\"$all\":[1,2]}}",
+                "{\"v\":{\"$elemMatch\":{\"$gt\":0}}}", "{\"v.x.y\":{\"$exists\":false}}", "{\"v\":{\"$gt\":0}}",
+                "{\"v.1\":{\"$lte\":2}}", "{\"v\":{\"$type\":\"array\"}}", "{\"v\":{\"$in\":[1,null,{\"$regex\":\"x\"}]}}",
+                "{\"v\":{\"$not\":{\"$size\":0}}}", "{\"v\":{\"$nin\":[\"text\",12.5]}}");
+        for (String filter : filters) {
+            HttpResponse<String> r = send(weft, "alice", "GET", "/db/shapes?filter=" + q(filter), null);
+            assertThat(r.statusCode()).as(filter + ": " + r.body()).isIn(200, 400);
+            if (r.statusCode() == 400) {
+                // a refusal must be the filter's own, the same for the admin, never one of bob's values
+                assertThat(send(weft, "admin", "GET", "/db/shapes?filter=" + q(filter), null).statusCode()).as(filter).isEqualTo(400);
+                continue;
+            }
+            assertThat(r.body()).as(filter).doesNotContain("bob");
+            HttpResponse<String> size = send(weft, "alice", "GET", "/db/shapes/_size?filter=" + q(filter), null);
+            assertThat(size.statusCode()).as(filter + ": " + size.body()).isEqualTo(200);
+            assertThat(size.body()).as(filter).isEqualTo("{\"_size\":" + (r.body().contains("a1") ? 1 : 0) + "}");
+        }
+    }
 }
