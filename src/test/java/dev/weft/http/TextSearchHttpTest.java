@@ -313,6 +313,44 @@ class TextSearchHttpTest {
         }
     }
 
+    /**
+     * A reader who may read two documents at the top of the ranking and six below 600 others
+     * (past the two rounds of best candidates, where the rest of the ranking is read in one go,
+     * on from where the rounds stopped): her pages, sorted by score, are the admin's order with
+     * bob's documents left out, first and second page, scores and all, none twice.
+     */
+    @Test
+    void aRestrictedUsersDocumentsDeepInTheRankingArePagedInTheAdminsOrder() throws Exception {
+        try (TestServer server = new TestServer()) {
+            AuthorizationMatrixTest.users(server);
+            send(server, "admin", "PUT", "/db", null);
+            send(server, "admin", "PUT", "/db/notes", null);
+            StringBuilder docs = new StringBuilder("[");
+            for (int i = 0; i < 600; i++) {
+                docs.append("{\"_id\":\"b").append(i).append("\",\"owner\":\"bob\",\"text\":\"river river river")
+                        .append(" sand".repeat(i % 3)).append("\"},");
+            }
+            for (int i = 0; i < 8; i++) { // two above every one of bob's, six below them all
+                docs.append("{\"_id\":\"a").append(i).append("\",\"owner\":\"alice\",\"text\":\"")
+                        .append(i < 2 ? "river river river river" : "river" + " moss".repeat(2 + i % 4)).append("\"},");
+            }
+            docs.setCharAt(docs.length() - 1, ']');
+            assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
+            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
+                    .isEqualTo(201);
+            AuthorizationMatrixTest.rules(server, "admin");
+            String ranked = "/db/notes?filter=" + q(search("river")) + "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
+                    + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
+            List<String> admins = scored(send(server, "admin", "GET", ranked + "&pagesize=1000", null), true);
+            assertThat(admins).hasSize(8);
+            List<String> alices = new ArrayList<>(scored(send(server, "alice", "GET", ranked + "&pagesize=5", null), false));
+            assertThat(alices).hasSize(5);
+            alices.addAll(scored(send(server, "alice", "GET", ranked + "&pagesize=5&page=2", null), false));
+            assertThat(alices).isEqualTo(admins);
+            assertThat(admins.get(0)).startsWith("a0 ");
+        }
+    }
+
     /** Alice's find and pipeline answers (id and score, in order) equal the admin's with bob's documents left out. */
     private static void assertAliceGetsTheAdminsScores(TestServer server) throws Exception {
         String find = "/db/notes?filter=" + q(search("river stone")) + "&pagesize=1000&keys="
