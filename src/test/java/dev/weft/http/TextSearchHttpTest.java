@@ -225,9 +225,6 @@ class TextSearchHttpTest {
     @Test
     void aRestrictedUsersTwoWordPageIsHerOwnBestUnderTheRankingCut() throws Exception {
         try (TestServer server = new TestServer()) {
-            AuthorizationMatrixTest.users(server);
-            send(server, "admin", "PUT", "/db", null);
-            send(server, "admin", "PUT", "/db/notes", null);
             StringBuilder docs = new StringBuilder("[");
             for (int i = 0; i < 60; i++) {
                 docs.append("{\"_id\":\"b").append(i).append("\",\"owner\":\"bob\",\"text\":\"alpha alpha alpha beta\"},");
@@ -237,11 +234,7 @@ class TextSearchHttpTest {
             for (int i = 0; i < 1000; i++) {
                 docs.append("{\"_id\":\"c").append(i).append("\",\"owner\":\"bob\",\"text\":\"beta gamma\"},");
             }
-            docs.setCharAt(docs.length() - 1, ']');
-            assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
-            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
-                    .isEqualTo(201);
-            AuthorizationMatrixTest.rules(server, "admin");
+            notesWithTextIndexAndRules(server, docs);
             String ranked = "/db/notes?filter=" + q(search("alpha beta")) + "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
                     + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
 
@@ -284,9 +277,6 @@ class TextSearchHttpTest {
     @Test
     void aRestrictedUserGetsTheAdminsScoresForHerDocuments() throws Exception {
         try (TestServer server = new TestServer()) {
-            AuthorizationMatrixTest.users(server);
-            send(server, "admin", "PUT", "/db", null);
-            send(server, "admin", "PUT", "/db/notes", null);
             StringBuilder docs = new StringBuilder("[");
             for (int i = 0; i < 12; i++) {
                 docs.append("{\"_id\":\"a").append(i).append("\",\"owner\":\"alice\",\"text\":\"")
@@ -295,11 +285,7 @@ class TextSearchHttpTest {
                 docs.append("{\"_id\":\"b").append(i).append("\",\"owner\":\"bob\",\"text\":\"river stone ")
                         .append("sand ".repeat(i)).append("\"},");
             }
-            docs.setCharAt(docs.length() - 1, ']');
-            assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
-            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
-                    .isEqualTo(201);
-            AuthorizationMatrixTest.rules(server, "admin");
+            notesWithTextIndexAndRules(server, docs);
             send(server, "admin", "POST", "/weft/acl", """
                     [{"_id":"notes-adhoc","roles":["user"],"priority":20,"predicate":"path-prefix('/db/notes/_aggrs')",
                       "readFilter":{"owner":"@user._id"},"allowAdhocAggregations":true}]""");
@@ -322,9 +308,6 @@ class TextSearchHttpTest {
     @Test
     void aRestrictedUsersDocumentsDeepInTheRankingArePagedInTheAdminsOrder() throws Exception {
         try (TestServer server = new TestServer()) {
-            AuthorizationMatrixTest.users(server);
-            send(server, "admin", "PUT", "/db", null);
-            send(server, "admin", "PUT", "/db/notes", null);
             StringBuilder docs = new StringBuilder("[");
             for (int i = 0; i < 600; i++) {
                 docs.append("{\"_id\":\"b").append(i).append("\",\"owner\":\"bob\",\"text\":\"river river river")
@@ -334,11 +317,7 @@ class TextSearchHttpTest {
                 docs.append("{\"_id\":\"a").append(i).append("\",\"owner\":\"alice\",\"text\":\"")
                         .append(i < 2 ? "river river river river" : "river" + " moss".repeat(2 + i % 4)).append("\"},");
             }
-            docs.setCharAt(docs.length() - 1, ']');
-            assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
-            assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
-                    .isEqualTo(201);
-            AuthorizationMatrixTest.rules(server, "admin");
+            notesWithTextIndexAndRules(server, docs);
             String ranked = "/db/notes?filter=" + q(search("river")) + "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
                     + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
             List<String> admins = scored(send(server, "admin", "GET", ranked + "&pagesize=1000", null), true);
@@ -349,6 +328,18 @@ class TextSearchHttpTest {
             assertThat(alices).isEqualTo(admins);
             assertThat(admins.get(0)).startsWith("a0 ");
         }
+    }
+
+    /** Users, /db/notes holding {@code docs} (a JSON array left open after its last comma), its text index on text, and the access rules. */
+    private static void notesWithTextIndexAndRules(TestServer server, StringBuilder docs) throws Exception {
+        AuthorizationMatrixTest.users(server);
+        send(server, "admin", "PUT", "/db", null);
+        send(server, "admin", "PUT", "/db/notes", null);
+        docs.setCharAt(docs.length() - 1, ']');
+        assertThat(send(server, "admin", "POST", "/db/notes", docs.toString()).statusCode()).isEqualTo(200);
+        assertThat(send(server, "admin", "PUT", "/db/notes/_indexes/t", "{\"keys\":{\"text\":\"text\"}}").statusCode())
+                .isEqualTo(201);
+        AuthorizationMatrixTest.rules(server, "admin");
     }
 
     /** Alice's find and pipeline answers (id and score, in order) equal the admin's with bob's documents left out. */
