@@ -36,6 +36,8 @@ public final class TextSearch {
     private final List<String> phrases = new ArrayList<>();
     private final List<String> negatedPhrases = new ArrayList<>();
     private volatile TextIndex index;
+    /** Whether the reader sees every document of the collection (see {@link #rankedByStore}). */
+    private volatile boolean wholeCollectionReader;
     /** The terms of the words and -words as the bound index's language derives them (set by {@link #bind}). */
     private volatile Terms terms;
 
@@ -114,6 +116,21 @@ public final class TextSearch {
         this.index = index;
         this.terms = new Terms(terms(words, caseSensitive, diacriticSensitive), terms(negatedWords, caseSensitive, diacriticSensitive),
                 terms(words, false, false));
+    }
+
+    /** Says whether the reader of this search sees every document of the collection (false until said). */
+    public void readerSeesEverything(boolean everything) {
+        this.wholeCollectionReader = everything;
+    }
+
+    /**
+     * Whether a store may rank this search with its own relevance score, which counts the
+     * documents holding each term over the whole collection: only for a reader who sees every
+     * document, since for another those counts would tell about documents it may not read.
+     * Otherwise the score is MongoDB's per-document formula ({@link #score}).
+     */
+    public boolean rankedByStore() {
+        return wholeCollectionReader;
     }
 
     /** The terms a document holds at least one of, as the index keeps them (empty: nothing matches). */

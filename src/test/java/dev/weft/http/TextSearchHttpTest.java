@@ -191,14 +191,7 @@ class TextSearchHttpTest {
                     + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
             HttpResponse<String> mine = send(server, "alice", "GET", scored, null);
             assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
-            // her one document, with the score the admin sees for it (the store's, the same for every reader)
-            JsonNode admins = new JsonMapper().readTree(send(server, "admin", "GET", scored, null).body());
-            JsonNode a1 = null;
-            for (JsonNode d : admins) {
-                a1 = d.get("_id").asString().equals("a1") ? d : a1;
-            }
-            assertThat(admins).hasSize(2);
-            assertThat(mine.body()).isEqualTo("[{\"_id\":\"a1\",\"text\":\"shared words\",\"s\":" + a1.get("s") + "}]");
+            assertThat(mine.body()).isEqualTo("[{\"_id\":\"a1\",\"text\":\"shared words\",\"s\":0.75}]");
             assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("shared")), null).body())
                     .isEqualTo("{\"_size\":1}");
 
@@ -261,21 +254,23 @@ class TextSearchHttpTest {
             List<Double> scores = new ArrayList<>();
             new JsonMapper().readTree(mine.body()).forEach(d -> scores.add(d.get("s").asDouble()));
             assertThat(scores).isSortedAccordingTo((x, y) -> Double.compare(y, x));
-            assertThat(mineIds).isEqualTo(alicesInAdminsOrder.subList(0, 5));
+            if (!"postgresql".equals(System.getProperty("weft.test.store"))) {
+                // her textScore is MongoDB's per-document score, the admin's the store's (docs/security.md): on SQLite
+                // both orders agree on these documents, on PostgreSQL ts_rank splits ties the other does not
+                assertThat(mineIds).isEqualTo(alicesInAdminsOrder.subList(0, 5));
+            }
             assertThat(send(server, "alice", "GET", "/db/notes/_size?filter=" + q(search("alpha beta")), null).body())
                     .isEqualTo("{\"_size\":60}");
         }
     }
-
     /**
-     * The score is the store's and the same for every caller who may read the document: a
-     * readFilter user's page, sorted by score, holds her documents with the admin's scores for
-     * them, in the admin's order; the same in a pipeline; and still so after bob's documents
-     * (which she may not read) change the collection's counts. Documents of several lengths and
-     * repetitions, so that a per-caller formula would give other values or another order.
+     * A readFilter user's textScore is MongoDB's per-document score, so it tells her nothing about
+     * documents she may not read: her scores, in find and in a pipeline, stay the same when bob's
+     * hidden documents change the collection's counts, while the admin's (the store's, counted
+     * over the whole collection) move for the very same documents.
      */
     @Test
-    void aRestrictedUserGetsTheAdminsScoresForHerDocuments() throws Exception {
+    void aRestrictedUsersScoresDoNotMoveWithDocumentsSheMayNotRead() throws Exception {
         try (TestServer server = new TestServer()) {
             StringBuilder docs = new StringBuilder("[");
             for (int i = 0; i < 12; i++) {
@@ -289,24 +284,26 @@ class TextSearchHttpTest {
             send(server, "admin", "POST", "/weft/acl", """
                     [{"_id":"notes-adhoc","roles":["user"],"priority":20,"predicate":"path-prefix('/db/notes/_aggrs')",
                       "readFilter":{"owner":"@user._id"},"allowAdhocAggregations":true}]""");
-            assertAliceGetsTheAdminsScores(server);
+            List<String> alicesBefore = alicesScores(server, "alice");
+            List<String> adminsBefore = alicesScores(server, "admin");
             StringBuilder more = new StringBuilder("[");
             for (int i = 0; i < 30; i++) {
                 more.append(i == 0 ? "" : ",").append("{\"_id\":\"bb").append(i).append("\",\"owner\":\"bob\",\"text\":\"stone\"}");
             }
             assertThat(send(server, "admin", "POST", "/db/notes", more.append(']').toString()).statusCode()).isEqualTo(200);
-            assertAliceGetsTheAdminsScores(server);
+            assertThat(alicesScores(server, "admin")).as("the admin's scores count bob's documents").isNotEqualTo(adminsBefore);
+            assertThat(alicesScores(server, "alice")).hasSize(12).isEqualTo(alicesBefore);
         }
     }
 
     /**
-     * A reader who may read two documents at the top of the ranking and six below 600 others
+     * A filter that leaves two documents at the top of the ranking and six below 600 others
      * (past the two rounds of best candidates, where the rest of the ranking is read in one go,
-     * on from where the rounds stopped): her pages, sorted by score, are the admin's order with
-     * bob's documents left out, first and second page, scores and all, none twice.
+     * on from where the rounds stopped): the pages, sorted by score, are the full ranking's order
+     * with the others left out, first and second page, scores and all, none twice.
      */
     @Test
-    void aRestrictedUsersDocumentsDeepInTheRankingArePagedInTheAdminsOrder() throws Exception {
+    void documentsDeepInTheRankingArePagedInTheRankingsOrder() throws Exception {
         try (TestServer server = new TestServer()) {
             StringBuilder docs = new StringBuilder("[");
             for (int i = 0; i < 600; i++) {
@@ -318,15 +315,17 @@ class TextSearchHttpTest {
                         .append(i < 2 ? "river river river river" : "river" + " moss".repeat(2 + i % 4)).append("\"},");
             }
             notesWithTextIndexAndRules(server, docs);
-            String ranked = "/db/notes?filter=" + q(search("river")) + "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
+            String keysAndSort = "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
                     + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
-            List<String> admins = scored(send(server, "admin", "GET", ranked + "&pagesize=1000", null), true);
-            assertThat(admins).hasSize(8);
-            List<String> alices = new ArrayList<>(scored(send(server, "alice", "GET", ranked + "&pagesize=5", null), false));
-            assertThat(alices).hasSize(5);
-            alices.addAll(scored(send(server, "alice", "GET", ranked + "&pagesize=5&page=2", null), false));
-            assertThat(alices).isEqualTo(admins);
-            assertThat(admins.get(0)).startsWith("a0 ");
+            List<String> all = scored(send(server, "admin", "GET",
+                    "/db/notes?filter=" + q(search("river")) + keysAndSort + "&pagesize=1000", null), true);
+            assertThat(all).hasSize(8);
+            String alicesOnly = "/db/notes?filter=" + q("{\"owner\":\"alice\"," + search("river").substring(1)) + keysAndSort;
+            List<String> paged = new ArrayList<>(scored(send(server, "admin", "GET", alicesOnly + "&pagesize=5", null), false));
+            assertThat(paged).hasSize(5);
+            paged.addAll(scored(send(server, "admin", "GET", alicesOnly + "&pagesize=5&page=2", null), false));
+            assertThat(paged).isEqualTo(all);
+            assertThat(all.get(0)).startsWith("a0 ");
         }
     }
 
@@ -342,22 +341,20 @@ class TextSearchHttpTest {
         AuthorizationMatrixTest.rules(server, "admin");
     }
 
-    /** Alice's find and pipeline answers (id and score, in order) equal the admin's with bob's documents left out. */
-    private static void assertAliceGetsTheAdminsScores(TestServer server) throws Exception {
+    /** Alice's documents as "id score" in the caller's find order, the same through a pipeline. */
+    private static List<String> alicesScores(TestServer server, String caller) throws Exception {
         String find = "/db/notes?filter=" + q(search("river stone")) + "&pagesize=1000&keys="
                 + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}") + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
         String pipeline = "[{\"$match\":" + search("river stone") + "},{\"$sort\":{\"s\":{\"$meta\":\"textScore\"}}},"
                 + "{\"$limit\":1000},{\"$project\":{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}}]";
-        List<String> adminsFind = scored(send(server, "admin", "GET", find, null), true);
-        List<String> alicesFind = scored(send(server, "alice", "GET", find, null), false);
-        assertThat(alicesFind).hasSize(12).isEqualTo(adminsFind);
-        List<String> adminsPipeline = scored(send(server, "admin", "POST", "/db/notes/_aggrs", pipeline), true);
-        assertThat(scored(send(server, "alice", "POST", "/db/notes/_aggrs", pipeline), false)).isEqualTo(adminsPipeline)
-                .isEqualTo(adminsFind);
+        boolean admin = caller.equals("admin");
+        List<String> found = scored(send(server, caller, "GET", find, null), admin);
+        assertThat(scored(send(server, caller, "POST", "/db/notes/_aggrs", pipeline), admin)).isEqualTo(found);
+        return found;
     }
 
-    /** The answer's alice documents as "id score" in order (bob's must be there only for the admin). */
-    private static List<String> scored(HttpResponse<String> r, boolean admin) throws Exception {
+    /** The answer's alice documents as "id score" in order (bob's must be there only when {@code othersExpected}). */
+    private static List<String> scored(HttpResponse<String> r, boolean othersExpected) throws Exception {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         List<String> out = new ArrayList<>();
         boolean[] sawBob = {false};
@@ -368,7 +365,7 @@ class TextSearchHttpTest {
                 sawBob[0] = true;
             }
         });
-        assertThat(sawBob[0]).as(r.body()).isEqualTo(admin);
+        assertThat(sawBob[0]).as(r.body()).isEqualTo(othersExpected);
         return out;
     }
 }

@@ -54,16 +54,14 @@ final class RankedText {
 
     /**
      * The page of a ranked find, or null when the store does not rank this one: no postings of
-     * the dialect's own or a plan not on the text index. Whoever reads, the candidates are ranked
-     * alike (the read rule is one of the filter's terms, decided on each candidate after the
-     * ranking), so a document's score and its place among the documents a reader may see are the
-     * same for every reader.
+     * the dialect's own, a plan not on the text index, or a reader who may not see every
+     * document ({@link TextSearch#rankedByStore}).
      */
     static List<StoredDocument> page(SqlConnection sql, Dialect dialect, Catalog.Coll coll, Catalog.Index index,
                                      TextSearch search, StoredMatcher matcher, Sort sort, long skip, long limit,
                                      QueryTime time, long maxSortBytes) throws SQLException {
         TextPostings postings = dialect.textPostings().orElse(null);
-        if (postings == null || index == null || !index.spec().isText()) {
+        if (postings == null || index == null || !index.spec().isText() || !search.rankedByStore()) {
             return null;
         }
         List<String> terms = search.lookupTerms();

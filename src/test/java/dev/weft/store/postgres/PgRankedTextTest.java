@@ -50,6 +50,7 @@ class PgRankedTextTest {
             store.write(new WriteOp.InsertMany(NS, docs));
             store.createIndex(NS, IndexSpec.text("t", new TextIndex(Map.of("body", 1), TextLanguage.ENGLISH, "lang")));
             Filter filter = Filter.parse(obj("{\"$text\":{\"$search\":\"river quartz\"}}"), LIMITS);
+            filter.textSearch().orElseThrow().readerSeesEverything(true);
             proxy.reset();
             List<String> ids = new ArrayList<>();
             store.find(NS, new FindQuery(filter, Sort.parse("{\"score\":{\"$meta\":\"textScore\"}}", LIMITS), 0, 10, Optional.empty()),
