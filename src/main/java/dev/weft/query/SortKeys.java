@@ -160,6 +160,11 @@ public final class SortKeys {
             int at = scratch.fields.start(i);
             if (at < 0) {
                 scratch.add(KeyEncoding.NULL); // missing sorts as null
+            } else if (body[at] == '-' || (body[at] >= '0' && body[at] <= '9')) {
+                if (!number(body, at, scratch, descending[i])) {
+                    return false;
+                }
+                continue; // written inverted when descending
             } else if (!plain(body, at, scratch)) {
                 return false;
             }
@@ -170,6 +175,57 @@ public final class SortKeys {
             }
         }
         return true;
+    }
+
+    /**
+     * Appends the encoding of the number starting at {@code from} (a '-' or a digit), its bytes
+     * inverted when {@code descending}; false when it is not read here (a letter follows, as in
+     * -Infinity, or the bytes are no number {@link Double#parseDouble} reads). Digits are read
+     * into an integer as they are passed: an integer of at most 15 digits (exact as a double)
+     * needs no second pass; any other number is read by {@link Double#parseDouble}.
+     */
+    private static boolean number(byte[] b, int from, Scratch out, boolean descending) {
+        boolean negative = b[from] == '-';
+        int digitsFrom = negative ? from + 1 : from;
+        int to = digitsFrom;
+        long integer = 0;
+        int digit;
+        while (to < b.length && (digit = b[to] - '0') >= 0 && digit <= 9) {
+            integer = integer * 10 + digit; // overflows only past 18 digits, which are not read as an integer
+            to++;
+        }
+        boolean small = to - digitsFrom >= 1 && to - digitsFrom <= 15;
+        if (to < b.length && isNumberByte(b[to])) { // a fraction, an exponent, or a '-' or '+' in the run
+            small = false;
+            while (to < b.length && isNumberByte(b[to])) {
+                to++;
+            }
+        }
+        if (to < b.length && isAsciiLetter(b[to])) {
+            return false; // -Infinity and the like: as the mapper reads them
+        }
+        double d;
+        if (small) {
+            d = negative ? -integer : integer;
+        } else {
+            try {
+                d = Double.parseDouble(new String(b, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1));
+            } catch (NumberFormatException e) {
+                return false;
+            }
+        }
+        long v = KeyEncoding.sortableDouble(d);
+        out.room(9);
+        out.key[out.length] = descending ? (byte) ~KeyEncoding.NUMBER : KeyEncoding.NUMBER;
+        BIG_ENDIAN_LONGS.set(out.key, out.length + 1, descending ? ~v : v);
+        out.length += 9;
+        return true;
+    }
+
+    /** {@link Character#isLetter} of a byte (a negative one, above ASCII, is no letter there either). */
+    private static boolean isAsciiLetter(byte x) {
+        int lower = x | 0x20;
+        return lower >= 'a' && lower <= 'z';
     }
 
     /** Appends the encoding of the plain value starting at {@code from}; false when it is not plain. */
@@ -189,33 +245,6 @@ public final class SortKeys {
             out.key[out.length++] = 0;
             return true;
         }
-        if (x == '-' || (x >= '0' && x <= '9')) {
-            int to = from;
-            while (to < b.length && isNumberByte(b[to])) {
-                to++;
-            }
-            if (to < b.length && Character.isLetter(b[to])) {
-                return false; // -Infinity and the like: as the mapper reads them
-            }
-            long integer = smallInteger(b, from, to);
-            double d;
-            if (integer != Long.MIN_VALUE) {
-                d = integer;
-            } else {
-                try {
-                    d = Double.parseDouble(new String(b, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1));
-                } catch (NumberFormatException e) {
-                    return false;
-                }
-            }
-            out.room(9);
-            out.key[out.length++] = KeyEncoding.NUMBER;
-            long v = KeyEncoding.sortableDouble(d);
-            for (int i = 0; i < 8; i++) {
-                out.key[out.length++] = (byte) (v >>> (56 - 8 * i));
-            }
-            return true;
-        }
         if (literal(b, from, "true")) {
             out.add(KeyEncoding.BOOLEAN);
             out.add((byte) 1);
@@ -231,26 +260,6 @@ public final class SortKeys {
             return true;
         }
         return false;
-    }
-
-    /**
-     * An integer of at most 15 digits (exact as a double), or {@link Long#MIN_VALUE} for any
-     * other number, which {@link Double#parseDouble} reads.
-     */
-    private static long smallInteger(byte[] b, int from, int to) {
-        int i = b[from] == '-' ? from + 1 : from;
-        if (to - i < 1 || to - i > 15) {
-            return Long.MIN_VALUE;
-        }
-        long v = 0;
-        for (; i < to; i++) {
-            int d = b[i] - '0';
-            if (d < 0 || d > 9) {
-                return Long.MIN_VALUE;
-            }
-            v = v * 10 + d;
-        }
-        return b[from] == '-' ? -v : v;
     }
 
     private static boolean isNumberByte(byte x) {

@@ -2,7 +2,6 @@ package dev.weft.store.postgres;
 
 import dev.weft.store.sql.SqlConnection;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -338,13 +337,11 @@ final class PgPipeline extends SqlConnection {
         }
 
         private static Held updateAll(String table, List<Row> rows) {
-            return new Held("UPDATE " + table + " t SET body = u.b, doc = u.d::jsonb"
-                    + " FROM unnest(?::bytea[], ?::bytea[], ?::text[]) AS u(i, b, d) WHERE t.id = u.i", (ps, i) -> {
+            return new Held("UPDATE " + table + " t SET body = u.b"
+                    + " FROM unnest(?::bytea[], ?::bytea[]) AS u(i, b) WHERE t.id = u.i", (ps, i) -> {
                         ps.setArray(i, PostgresDialect.array(ps, rows.stream().map(Row::id).toList()));
                         ps.setArray(i + 1, PostgresDialect.array(ps, rows.stream().map(Row::body).toList()));
-                        ps.setArray(i + 2, ps.getConnection().createArrayOf("text",
-                                rows.stream().map(r -> new String(r.body(), StandardCharsets.UTF_8)).toArray(String[]::new)));
-                        return i + 3;
+                        return i + 2;
                     }, null);
         }
     }

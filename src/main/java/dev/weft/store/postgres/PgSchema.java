@@ -19,7 +19,8 @@ import java.util.Optional;
  * {@code weft_event_seqs} rows; 3, as 2 with this stamp and every event row carrying the schema
  * version its writer wrote it for ({@link #EVENT_ROW_COLUMN}); 4, as 3 with the rows that carry
  * whole documents (document tables, {@code weft_events}) kept in their table's pages up to
- * {@link #WIDE_ROWS} (see {@link #keepWideRowsInline}). Versions 1 and 2 have no stamp.
+ * {@link #WIDE_ROWS} (see {@link #keepWideRowsInline}); 5, as 4 with the document tables holding
+ * a document once, as its bytes ({@link #dropDocumentCopies}). Versions 1 and 2 have no stamp.
  *
  * <p>Invariants: a node never opens a schema stamped newer than {@link #VERSION} (it refuses to
  * start, naming both versions); and once a schema is converted, a node of an older version
@@ -31,7 +32,7 @@ import java.util.Optional;
  */
 final class PgSchema {
     /** The layout this Weft writes. */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     /** The column of {@code weft_events} each writer fills with the version it writes for. */
     static final String EVENT_ROW_COLUMN = "schema_version";
     /** The check that refuses event rows of any other version than the current one. */
@@ -108,12 +109,21 @@ final class PgSchema {
      * The storage parameters of a document table: {@link #WIDE_ROWS}, and pages filled to 90% by
      * inserts, so that an update can find room for the new row version in the old one's page and
      * PostgreSQL updates it there (a HOT update: no new entry in the primary key's index, and
-     * reads by key do not walk index entries of dead versions). A row of a 1 KB document is about
-     * 2.5 KB: pages hold two of them, not three, and the third's room takes the updates. Measured
-     * (decision record 0006, "documents in their rows"): 99% of updates HOT in a probe, about 58%
-     * under YCSB A's hot keys.
+     * reads by key do not walk index entries of dead versions). Measured with rows of 2.5 KB (a
+     * 1 KB document and its {@code jsonb} copy, before version 5; decision record 0006, "documents
+     * in their rows"): 99% of updates HOT in a probe, about 58% under YCSB A's hot keys. A row of
+     * a 1 KB document is now about 1.1 KB: six to a page, and the 10% left is room for one new
+     * version.
+     *
+     * <p>And (version 5) autovacuum analyses a document table after as many rows changed as it
+     * holds ({@code autovacuum_analyze_scale_factor = 1}, against PostgreSQL's 10%): an analyse
+     * samples 30,000 rows (0.3-0.5 s of CPU with the rows of version 4, decision record 0006),
+     * and under YCSB A's 3,000-5,000 updates a second the default ran one every
+     * two or three seconds. What the planner takes from a document table's statistics is its
+     * size and the spread of its keys, and updates change neither; the table's size is also
+     * kept by vacuum, and a growing table is still analysed each time it doubles.
      */
-    static final String DOCUMENT_TABLE = WIDE_ROWS + ", fillfactor = 90";
+    static final String DOCUMENT_TABLE = WIDE_ROWS + ", fillfactor = 90, autovacuum_analyze_scale_factor = 1";
 
     /**
      * Sets {@link #WIDE_ROWS} on {@code weft_events} and {@link #DOCUMENT_TABLE} on every
@@ -123,15 +133,43 @@ final class PgSchema {
      */
     static void keepWideRowsInline(Statement s) throws SQLException {
         s.execute("ALTER TABLE weft_events SET (" + WIDE_ROWS + ")");
+        for (String table : documentTables(s)) {
+            s.execute("ALTER TABLE " + table + " SET (" + DOCUMENT_TABLE + ")");
+        }
+    }
+
+    /**
+     * Drops the {@code doc jsonb} column of every collection's document table of a schema of an
+     * earlier version (in the schema transaction, before the event rows are locked: see below).
+     * Up to version 4 each row held its document twice, the served bytes and a {@code jsonb}
+     * copy that no statement of Weft read (decision record 0002 kept it for ad-hoc SQL); every
+     * insert and update had PostgreSQL parse the document into it, 12% of the group writer's
+     * backend under YCSB workload A, and it more than doubled the row (decision record 0006,
+     * amendment "one copy of a document"). Ad-hoc SQL reads a document as
+     * {@code convert_from(body, 'UTF8')::jsonb}.
+     *
+     * <p>Dropping a column only marks it dropped (no rewrite); its bytes leave a row when the row
+     * is next written. It takes each table's ACCESS EXCLUSIVE lock until the schema transaction
+     * commits: a write in flight on a node of an earlier version holds that back until it
+     * commits, and as such a write locks its document rows before its event rows, the document
+     * tables are converted before {@code weft_events} is locked, so the two never wait for each
+     * other. After the commit an older node's writes fail (the column is unknown, and its event
+     * rows' version is refused).
+     */
+    static void dropDocumentCopies(Statement s) throws SQLException {
+        for (String table : documentTables(s)) {
+            s.execute("ALTER TABLE " + table + " DROP COLUMN IF EXISTS doc");
+        }
+    }
+
+    private static List<String> documentTables(Statement s) throws SQLException {
         List<String> tables = new ArrayList<>();
         try (ResultSet rs = s.executeQuery("SELECT 'd' || id FROM weft_colls WHERE to_regclass('d' || id) IS NOT NULL ORDER BY id")) {
             while (rs.next()) {
                 tables.add(rs.getString(1));
             }
         }
-        for (String table : tables) {
-            s.execute("ALTER TABLE " + table + " SET (" + DOCUMENT_TABLE + ")");
-        }
+        return tables;
     }
 
     /** This Weft's version, from its jar's manifest ("development build" when run from classes). */

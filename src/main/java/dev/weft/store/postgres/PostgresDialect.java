@@ -6,7 +6,6 @@ import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
 import dev.weft.store.sql.TrigramPostings;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,9 +16,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * PostgreSQL's side of the {@link Dialect}: bytea keys (compared like memcmp), a {@code doc jsonb}
- * column beside the served {@code body} (the same document, for PostgreSQL's own operators),
- * several writers (rows locked by the writes that read them; unique keys refused by a unique
+ * PostgreSQL's side of the {@link Dialect}: bytea keys (compared like memcmp), the document as the
+ * exact bytes served ({@code body bytea}, nothing else: see {@link PgSchema#DOCUMENT_TABLE} for why
+ * there is no {@code jsonb} copy), several writers (rows locked by the writes that read them; unique keys refused by a unique
  * index {@code i<id>_u} on the key, SQLSTATE 23505), and set-based statements: many rows or many
  * key ranges travel as two arrays in one statement ({@code unnest}), since every statement is a
  * round trip.
@@ -31,7 +30,7 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public String createDocumentTable(String table) {
-        return "CREATE TABLE " + table + "(id bytea PRIMARY KEY, body bytea NOT NULL, doc jsonb NOT NULL) WITH (" + PgSchema.DOCUMENT_TABLE + ")";
+        return "CREATE TABLE " + table + "(id bytea PRIMARY KEY, body bytea NOT NULL) WITH (" + PgSchema.DOCUMENT_TABLE + ")";
     }
 
     @Override
@@ -136,24 +135,20 @@ final class PostgresDialect implements Dialect {
     }
 
     /**
-     * One multi-row INSERT, the body also parsed as jsonb by the database. In a write that holds
-     * its statements back ({@link PgPipeline}) the count is checked by the database: a duplicate
-     * fails the transaction ({@link PgWrites#EXPECTED}), and the write is run again statement by
-     * statement for its exact answer.
+     * One multi-row INSERT. In a write that holds its statements back ({@link PgPipeline}) the
+     * count is checked by the database: a duplicate fails the transaction
+     * ({@link PgWrites#EXPECTED}), and the write is run again statement by statement for its exact
+     * answer.
      */
     @Override
     public int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException {
-        String[] texts = new String[bodies.size()];
-        for (int i = 0; i < texts.length; i++) {
-            texts[i] = new String(bodies.get(i), StandardCharsets.UTF_8);
-        }
-        String insert = "INSERT INTO " + table + "(id, body, doc) SELECT i, convert_to(t, 'UTF8'), t::jsonb"
-                + " FROM unnest(?::bytea[], ?::text[]) AS u(i, t) ON CONFLICT (id) DO NOTHING";
+        String insert = "INSERT INTO " + table + "(id, body) SELECT * FROM unnest(?::bytea[], ?::bytea[])"
+                + " ON CONFLICT (id) DO NOTHING";
         if (sql instanceof PgPipeline p && p.holding()) {
             p.send("WITH d AS (" + insert + " RETURNING 1) SELECT " + PgWrites.EXPECT + "(count(*), ?, 'documents') FROM d",
                     (ps, i) -> {
                         ps.setArray(i, array(ps, ids));
-                        ps.setArray(i + 1, ps.getConnection().createArrayOf("text", texts));
+                        ps.setArray(i + 1, array(ps, bodies));
                         ps.setLong(i + 2, ids.size());
                         return i + 3;
                     });
@@ -161,18 +156,17 @@ final class PostgresDialect implements Dialect {
         }
         PreparedStatement ps = sql.prepare(insert);
         ps.setArray(1, array(ps, ids));
-        ps.setArray(2, sql.connection().createArrayOf("text", texts));
+        ps.setArray(2, array(ps, bodies));
         return ps.executeUpdate();
     }
 
     @Override
     public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
-        String update = "UPDATE " + table + " SET body = ?, doc = ?::jsonb WHERE id = ?";
+        String update = "UPDATE " + table + " SET body = ? WHERE id = ?";
         PgPipeline.Binder binder = (ps, i) -> {
             ps.setBytes(i, body);
-            ps.setString(i + 1, new String(body, StandardCharsets.UTF_8));
-            ps.setBytes(i + 2, id);
-            return i + 3;
+            ps.setBytes(i + 1, id);
+            return i + 2;
         };
         if (sql instanceof PgPipeline p) {
             p.sendUpdate(update, binder, table, id, body);

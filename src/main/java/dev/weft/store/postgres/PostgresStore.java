@@ -40,9 +40,10 @@ import tools.jackson.databind.JsonNode;
  * The production store: documents in PostgreSQL, several Weft nodes over one database.
  *
  * <p>Tables as in the SQLite store (see docs/decisions/0002-postgresql-store.md): the
- * {@link Catalog} tables, per collection {@code d<id>(id bytea PRIMARY KEY, body bytea, doc jsonb)}
- * where {@code id} is the order-preserving {@link dev.weft.query.KeyEncoding} of {@code _id},
- * {@code body} the exact bytes served and {@code doc} the same document as JSONB; per index
+ * {@link Catalog} tables, per collection {@code d<id>(id bytea PRIMARY KEY, body bytea)}
+ * where {@code id} is the order-preserving {@link dev.weft.query.KeyEncoding} of {@code _id} and
+ * {@code body} the exact bytes served (schema version 5; before it a {@code doc jsonb} copy too,
+ * see {@link PgSchema#dropDocumentCopies}); per index
  * {@code i<id>(key bytea, id bytea, PRIMARY KEY(key, id))}, with a unique index on {@code key}
  * for a unique index. What a query or a write does to them is the {@link SqlEngine}'s
  * ({@link PostgresDialect}); this class puts together what only PostgreSQL needs, each in a class
@@ -162,6 +163,9 @@ public final class PostgresStore extends SqlStore {
             s.execute("CREATE TABLE IF NOT EXISTS weft_indexes(id bigserial PRIMARY KEY, coll bigint NOT NULL,"
                     + " name text NOT NULL, fields bytea NOT NULL, uniq integer NOT NULL, multikey integer NOT NULL,"
                     + " UNIQUE(coll, name))");
+            if (stamped < PgSchema.VERSION) {
+                PgSchema.dropDocumentCopies(s); // before PgEventLog locks the event rows (see there)
+            }
             PgEventLog.createSchema(s, stamped);
             PgWrites.createSchema(s);
             ((PostgresDialect) engine.dialect()).installTrigrams(s);

@@ -156,7 +156,7 @@ class PgSchemaTest {
         PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
                 + PgSchema.EVENT_ROW_CHECK + " CHECK (" + PgSchema.EVENT_ROW_COLUMN + " = 3) NOT VALID");
         // the document's row as a node of version 3 writes it (the same bytes)
-        PgTesting.admin("UPDATE " + schema + "." + table + " SET body = substring(body from 1), doc = doc || '{}'::jsonb");
+        PgTesting.admin("UPDATE " + schema + "." + table + " SET body = substring(body from 1)");
         assertThat(toastRows(table)).as("version 3 moved the document out of its row").isPositive();
 
         PostgresStore upgraded = PgStores.open(schema);
@@ -179,6 +179,94 @@ class PgSchemaTest {
         assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
                 "at, " + PgSchema.EVENT_ROW_COLUMN + ", db").replace("VALUES (" + NOW_MS, "VALUES (" + NOW_MS + ", 3")))
                 .as("a writer of version 3").hasMessageContaining(PgSchema.EVENT_ROW_CHECK);
+    }
+
+    /**
+     * A schema of version 4 (each document also held as {@code jsonb} in column {@code doc}) is
+     * converted: the column is dropped from every document table, the documents written before
+     * read back as they were and can be replaced, new documents and new collections have one
+     * copy only, and a node of version 4 can neither write a document nor log an event.
+     */
+    @Test
+    void aSchemaOfVersion4LosesItsJsonbCopiesAndKeepsEveryDocument() throws Exception {
+        tools.jackson.databind.node.ObjectNode first = (tools.jackson.databind.node.ObjectNode) JSON.parse(
+                "{\"_id\":1,\"b\":2,\"a\":[1,\"x\",{\"c\":null}]}", "d");
+        tools.jackson.databind.node.ObjectNode second = bigDocument(2);
+        PostgresStore store = PgStores.open(schema);
+        try {
+            store.putDatabase(NS.db(), Json.NODES.objectNode(), Optional.empty());
+            store.putCollection(NS, Json.NODES.objectNode(), Optional.empty());
+            assertThat(store.write(new WriteOp.InsertMany(NS, List.of(first, second))).ok()).isTrue();
+        } finally {
+            store.close();
+        }
+        String table = documentTable();
+        // what a node of version 4 left: the jsonb copy of each document, its stamp and its event rows' check
+        PgTesting.admin("ALTER TABLE " + schema + "." + table + " ADD COLUMN doc jsonb");
+        PgTesting.admin("UPDATE " + schema + "." + table + " SET doc = convert_from(body, 'UTF8')::jsonb");
+        PgTesting.admin("ALTER TABLE " + schema + "." + table + " ALTER COLUMN doc SET NOT NULL");
+        PgTesting.admin("UPDATE " + schema + ".weft_schema SET version = 4");
+        PgTesting.admin("ALTER TABLE " + schema + ".weft_events DROP CONSTRAINT " + PgSchema.EVENT_ROW_CHECK + ", ADD CONSTRAINT "
+                + PgSchema.EVENT_ROW_CHECK + " CHECK (" + PgSchema.EVENT_ROW_COLUMN + " = 4) NOT VALID");
+        String version4Update = "UPDATE " + schema + "." + table + " SET body = body, doc = convert_from(body, 'UTF8')::jsonb";
+        PgTesting.admin(version4Update); // such a node could write its documents
+
+        NamespaceAndStore upgraded = new NamespaceAndStore(PgStores.open(schema));
+        try {
+            assertThat(PgTesting.number("SELECT version FROM " + schema + ".weft_schema")).isEqualTo(PgSchema.VERSION);
+            assertThat(columns(table)).isEqualTo("id,body");
+            assertThat(upgraded.read(1)).isEqualTo(first);
+            assertThat(upgraded.read(2)).isEqualTo(second);
+            tools.jackson.databind.node.ObjectNode replaced = bigDocument(2);
+            assertThat(upgraded.store().write(new WriteOp.Replace(NS, replaced, WriteOp.WriteMode.UPDATE, Optional.empty())).ok())
+                    .isTrue();
+            tools.jackson.databind.node.ObjectNode third = (tools.jackson.databind.node.ObjectNode) JSON.parse("{\"_id\":3}", "d");
+            assertThat(upgraded.store().write(new WriteOp.InsertMany(NS, List.of(third))).ok()).isTrue();
+            assertThat(upgraded.read(2)).isEqualTo(replaced);
+            assertThat(upgraded.read(3)).isEqualTo(third);
+            waitFor(() -> upgraded.store().eventLog().last() == 4);
+            assertThat(upgraded.store().eventLog().after(0, 10)).extracting(ChangeEvent::operation).containsExactly(
+                    ChangeEvent.Operation.INSERT, ChangeEvent.Operation.INSERT, ChangeEvent.Operation.REPLACE, ChangeEvent.Operation.INSERT);
+            Namespace other = new Namespace(NS.db(), "other");
+            upgraded.store().putCollection(other, Json.NODES.objectNode(), Optional.empty());
+            assertThat(columns("d" + PgTesting.number("SELECT id FROM " + schema + ".weft_colls WHERE name = 'other'")))
+                    .as("a new collection's table").isEqualTo("id,body");
+        } finally {
+            upgraded.store().close();
+        }
+        assertThat(PgTesting.number("SELECT count(*) FROM pg_class WHERE oid = '" + schema + "." + table + "'::regclass"
+                + " AND reloptions @> '{autovacuum_analyze_scale_factor=1}'")).as("analysed after a table's worth of changes").isEqualTo(1);
+        assertThatThrownBy(() -> PgTesting.admin(version4Update)).as("a document write of version 4").hasMessageContaining("doc");
+        assertThatThrownBy(() -> PgTesting.admin("SET search_path = " + schema + "; " + VERSION_2_APPEND.replace("at, db",
+                "at, " + PgSchema.EVENT_ROW_COLUMN + ", db").replace("VALUES (" + NOW_MS, "VALUES (" + NOW_MS + ", 4")))
+                .as("an event of version 4").hasMessageContaining(PgSchema.EVENT_ROW_CHECK);
+    }
+
+    /** A store and reads of the test collection's documents by {@code _id}. */
+    private record NamespaceAndStore(PostgresStore store) {
+        tools.jackson.databind.node.ObjectNode read(int id) {
+            return (tools.jackson.databind.node.ObjectNode) JSON.parse(
+                    store.get(NS, JSON.parse(Integer.toString(id), "id"), dev.weft.core.ReadMode.SINGLE).orElseThrow().json(), "doc");
+        }
+    }
+
+    /** The live columns of {@code table}, in order, comma-separated. */
+    private String columns(String table) {
+        long count = PgTesting.number("SELECT count(*) FROM pg_attribute WHERE attrelid = '" + schema + "." + table
+                + "'::regclass AND attnum > 0 AND NOT attisdropped");
+        StringBuilder out = new StringBuilder();
+        for (long n = 1; n <= count; n++) {
+            boolean id = PgTesting.number(liveColumn(table, n) + " AND attname = 'id'") == 1;
+            boolean body = PgTesting.number(liveColumn(table, n) + " AND attname = 'body'") == 1;
+            out.append(n > 1 ? "," : "").append(id ? "id" : body ? "body" : "other");
+        }
+        return out.toString();
+    }
+
+    /** Whether the {@code n}th live column of {@code table} passes the conditions appended (1 or 0). */
+    private String liveColumn(String table, long n) {
+        return "SELECT count(*) FROM (SELECT attname, row_number() OVER (ORDER BY attnum) AS n FROM pg_attribute WHERE attrelid = '"
+                + schema + "." + table + "'::regclass AND attnum > 0 AND NOT attisdropped) c WHERE n = " + n;
     }
 
     /** A document of about 3 KB of random letters and digits (text pglz cannot shrink by a quarter). */
