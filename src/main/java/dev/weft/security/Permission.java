@@ -96,23 +96,25 @@ public final class Permission {
     // --- reads -------------------------------------------------------------------------------
 
     /**
-     * The client's filter ANDed with the read filter; 403 (401 anonymous) when the client's
-     * filter names a field {@code projectResponse} hides, since matching on it would reveal it.
+     * The read filter ANDed with the client's; 403 (401 anonymous) when the client's filter names
+     * a field {@code projectResponse} hides, since matching on it would reveal it. The rule comes
+     * first, so the client's filter never runs on a document the caller may not read: its cost
+     * (a match budget, a time limit) cannot depend on what such a document holds.
      */
     public Filter narrowRead(Filter client) {
         checkShown("filter", client);
-        return read.map(r -> client == Filter.all() ? r : Filter.and(List.of(client, r))).orElse(client);
+        return read.map(r -> client == Filter.all() ? r : Filter.and(List.of(r, client))).orElse(client);
     }
 
-    /** For bulk writes: the client's filter ANDed with the read and the write filter. */
+    /** For bulk writes: the read and the write filter ANDed with the client's, rules first as for reads. */
     public Filter narrowWrite(Filter client) {
         checkShown("filter", client);
         List<Filter> all = new ArrayList<>(3);
+        read.ifPresent(all::add);
+        write.ifPresent(all::add);
         if (client != Filter.all()) {
             all.add(client);
         }
-        read.ifPresent(all::add);
-        write.ifPresent(all::add);
         return Filter.and(all);
     }
 

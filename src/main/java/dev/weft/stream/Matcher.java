@@ -92,12 +92,14 @@ final class Matcher {
         boolean delete = v.event.operation() == ChangeEvent.Operation.DELETE;
         JsonNode doc = delete ? v.before() : v.after();
         JsonNode now = q.onDocument() ? doc : v.eventNode();
-        if (now != null && q.filter().matches(now, budget) && allowed(q, doc, budget)) {
+        // the access rule first: the subscriber's filter never runs on a document she may not read,
+        // so neither its cost (past the budget her stream ends) nor its outcome depends on one
+        if (now != null && allowed(q, doc, budget) && q.filter().matches(now, budget)) {
             return shaped(q, v);
         }
         if (q.leaves() && v.before() != null && !(q.onDocument() && delete)) {
             JsonNode was = q.onDocument() ? v.before() : v.beforeNode();
-            if (q.filter().matches(was, budget) && allowed(q, v.before(), budget)) {
+            if (allowed(q, v.before(), budget) && q.filter().matches(was, budget)) {
                 return v.leave();
             }
         }

@@ -30,6 +30,43 @@ class PermissionTest {
             Optional.empty(), Permission.Allowances.NONE, "k");
 
 
+    /** A client filter that records every document it is asked about. */
+    private static Filter recording(List<JsonNode> asked) {
+        return new Filter() {
+            @Override
+            public boolean matches(JsonNode document) {
+                asked.add(document);
+                return true;
+            }
+
+            @Override
+            public Optional<List<dev.weft.query.KeyRange>> keyRanges(List<dev.weft.query.IndexField> fields, boolean multikey) {
+                return Optional.empty();
+            }
+
+            @Override
+            public java.util.Set<String> paths() {
+                return java.util.Set.of("t");
+            }
+        };
+    }
+
+    @Test
+    void theClientsFilterNeverRunsOnADocumentTheRulesHide() {
+        List<JsonNode> asked = new java.util.ArrayList<>();
+        JsonNode bobs = o("{\"_id\":1,\"owner\":\"bob\",\"t\":1}");
+        JsonNode alices = o("{\"_id\":2,\"owner\":\"alice\",\"t\":1}");
+        Filter read = OWNER.narrowRead(recording(asked));
+        Filter write = OWNER.narrowWrite(recording(asked));
+        assertThat(read.matches(bobs)).isFalse();
+        assertThat(write.matches(bobs)).isFalse();
+        assertThat(read.matches(bobs, dev.weft.query.MatchBudget.of(1_000))).isFalse();
+        assertThat(asked).isEmpty();
+        assertThat(read.matches(alices)).isTrue();
+        assertThat(write.matches(alices)).isTrue();
+        assertThat(asked).containsExactly(alices, alices);
+    }
+
     @Test
     void allRestrictsNothing() {
         assertThat(Permission.ALL.restrictsWrites()).isFalse();

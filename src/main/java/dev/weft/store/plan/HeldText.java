@@ -18,6 +18,12 @@ public sealed interface HeldText {
     /** Whether the body, whose {@link #sketch} is {@code sketch}, may match. */
     boolean mayMatch(String body, long[] sketch);
 
+    /**
+     * Whether every body this test lets through passed a test of its {@link #sketch} first (so most
+     * bodies cost a few bit tests): false where a case-insensitive literal alone decides.
+     */
+    boolean sketched();
+
     /** Longs of a body's {@link #sketch}: 1,024 bits. */
     int SKETCH_LONGS = 16;
 
@@ -78,6 +84,11 @@ public sealed interface HeldText {
 
     record Any() implements HeldText {
         @Override
+        public boolean sketched() {
+            return false;
+        }
+
+        @Override
         public boolean mayMatch(String body, long[] sketch) {
             return true;
         }
@@ -87,6 +98,11 @@ public sealed interface HeldText {
     record Contains(String bytes, boolean ignoreCase, int[] grams) implements HeldText {
         static Contains of(String bytes, boolean ignoreCase) {
             return new Contains(bytes, ignoreCase, ignoreCase ? new int[0] : gramBits(bytes));
+        }
+
+        @Override
+        public boolean sketched() {
+            return grams.length > 0;
         }
 
         @Override
@@ -110,6 +126,12 @@ public sealed interface HeldText {
 
     /** All of {@code parts} ({@code all}) or at least one of them. */
     record Combined(List<HeldText> parts, boolean all) implements HeldText {
+        /** Each part (the parts are tested in order, so an unsketched one could come first). */
+        @Override
+        public boolean sketched() {
+            return parts.stream().allMatch(HeldText::sketched);
+        }
+
         @Override
         public boolean mayMatch(String body, long[] sketch) {
             for (HeldText t : parts) {

@@ -68,7 +68,7 @@ public final class QueryPlanner {
      */
     static final int DOCUMENTS_PER_TRIGRAM_CANDIDATE = 8;
     /** Every encoded key: the tags of {@link dev.weft.query.KeyEncoding} are all below 0xFF. */
-    private static final KeyRange EVERY_KEY = new KeyRange(new byte[0], new byte[] {(byte) 0xFF});
+    public static final KeyRange EVERY_KEY = new KeyRange(new byte[0], new byte[] {(byte) 0xFF});
 
     /**
      * @param index      the index read, or null for the primary key

@@ -32,6 +32,8 @@ import tools.jackson.databind.node.ObjectNode;
 final class RankedText {
     /** Bodies read by id in one statement (a short batch is padded with its last id: one statement text). */
     private static final int BATCH = 64;
+    /** Rounds of the best n candidates (n, then 4n) before a page not yet full reads one full ranking. */
+    private static final int TOP_ROUNDS = 2;
 
     private final SqlConnection sql;
     private final Dialect dialect;
@@ -76,7 +78,7 @@ final class RankedText {
         PreparedStatement ranked = postings.ranked(sql, index.table(), search.index(), terms);
         TopK top = new TopK(sort, skip, limit, maxSortBytes);
         Map<byte[], Double> scores = new IdentityHashMap<>();
-        read.matches(ranked, null, (id, body, score) -> {
+        read.matches(ranked, 0, null, (id, body, score) -> {
             JsonNode doc = matcher.readIfMatches(body);
             if (doc instanceof ObjectNode o) {
                 o.put(Sort.TEXT_SCORE, score);
@@ -93,9 +95,14 @@ final class RankedText {
 
     /**
      * The page in rank order from about the best {@code n} candidates ({@link TextPostings#top}),
-     * n twice the page at first and four times more each time the filter turned down so many
-     * that the page is not full and more candidates are left: the database keeps only the best n
-     * as it scores, and only those are joined to their ids and read.
+     * n twice the page at first and four times more once if the filter (its other terms, or the
+     * reader's rule) turned down so many that the page is not full and more candidates are left:
+     * the database keeps only the best n as it scores, and only those are joined to their ids and
+     * read. Past those {@link #TOP_ROUNDS}, every further candidate comes from one full ranking
+     * ({@link TextPostings#ranked}, the same order) read on from where the rounds stopped: each
+     * round scores every match again, so growing n on would rank them about once per factor of
+     * four (up to six times on PostgreSQL's ts_rank over a common word, for a reader who may read
+     * few of them).
      */
     private void firstMatches(TextPostings postings, Catalog.Index index, TextSearch search, List<String> terms,
                               StoredMatcher matcher, long skip, long limit, List<StoredDocument> out) throws SQLException {
@@ -109,7 +116,8 @@ final class RankedText {
             return out.size() < limit;
         };
         int handed = 0;
-        for (long n = Math.max(2 * (skip + limit), BATCH); ; n *= 4) {
+        long n = Math.max(2 * (skip + limit), BATCH);
+        for (int round = 0; round < TOP_ROUNDS; round++, n *= 4) {
             TextPostings.Top top = postings.top(sql, index.table(), search.index(), terms, (int) Math.min(n, Integer.MAX_VALUE));
             List<TextPostings.Ranked> fresh = top.ranked().subList(Math.min(handed, top.ranked().size()), top.ranked().size());
             List<byte[]> ids = new ArrayList<>(BATCH);
@@ -126,6 +134,7 @@ final class RankedText {
             }
             handed = top.ranked().size();
         }
+        matches(postings.ranked(sql, index.table(), search.index(), terms), handed, matcher, page);
     }
 
     /** Whether {@code sort} is the store's order: textScore, then (if at all) ascending _id. */
@@ -135,14 +144,21 @@ final class RankedText {
                 && (fields.size() == 1 || fields.size() == 2 && fields.get(1).equals(new IndexField("_id", 1)));
     }
 
-    /** The candidates in rank order, each body read, handed on if {@code matcher} (null: any) takes it. */
-    private void matches(PreparedStatement ranked, StoredMatcher matcher, Matches out) throws SQLException {
+    /**
+     * The candidates in rank order past the first {@code handedAlready} (read before, from a
+     * beginning of the same order), each body read, handed on if {@code matcher} (null: any)
+     * takes it.
+     */
+    private void matches(PreparedStatement ranked, long handedAlready, StoredMatcher matcher, Matches out) throws SQLException {
         if (dialect.fetchRows() > 0) {
             ranked.setFetchSize(dialect.fetchRows());
         }
         List<byte[]> ids = new ArrayList<>(BATCH);
         List<Double> scores = new ArrayList<>(BATCH);
         try (ResultSet rs = ranked.executeQuery()) {
+            for (long passed = 0; passed < handedAlready && rs.next(); passed++) {
+                // read before
+            }
             while (rs.next()) {
                 ids.add(rs.getBytes(1));
                 scores.add(rs.getDouble(2));

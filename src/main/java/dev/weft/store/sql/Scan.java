@@ -99,6 +99,11 @@ final class Scan {
         this.unskipped = offset - this.offset;
     }
 
+    /** The rows held in memory this scan reads (0 for a scan of the database). */
+    int heldRows() {
+        return held == null ? 0 : held.size();
+    }
+
     /** Rows to skip that the scan cannot skip in SQL; the caller skips them itself. */
     long unskipped() {
         return unskipped;

@@ -110,12 +110,54 @@ public final class SqlEngine {
         if (!wholeCollection(plan)) {
             return Optional.empty();
         }
-        HeldText text = HeldText.of(filter);
+        return heldScan(coll, plan, filter, HeldText.of(filter));
+    }
+
+    private Optional<Scan> heldScan(Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan, Filter filter, HeldText text) {
         if (text instanceof HeldText.Any) {
             return Optional.empty();
         }
         return held.rows(coll).filter(rows -> rows.table().equals(coll.table()))
                 .map(rows -> Scan.ofHeld(coll, plan, filter, text, dialect, rows));
+    }
+
+    /**
+     * A trigram lookup's candidates come from the held rows instead when the collection holds at
+     * most this many documents: testing every held row costs ~7 ns a document (its sketch, then
+     * the bytes of the few that pass), a lookup in SQLite's FTS5 trigram table 20-80 µs a find
+     * (bench/results/search-23-trigram-held-cost.txt: 12 against 20 µs over 1,000 documents, 145
+     * against 81 over 20,000). A larger collection is not even asked for: holding it would cost
+     * memory and each commit a copy of its rows, for finds its index serves faster.
+     */
+    static final int HELD_ROWS_OVER_TRIGRAM_LOOKUP = 4_000;
+    /** The plan held rows stand for: every row of the collection, unordered (the heap sorts). */
+    private static final QueryPlanner.Plan<Catalog.Index> EVERY_HELD_ROW = new QueryPlanner.Plan<>(null, null, false,
+            false, "every held row");
+
+    /**
+     * The held rows that stand for {@code plan}'s trigram lookup, if any: a trigram lookup only
+     * narrows the rows the filter is evaluated on, so evaluating it on every row answers the same.
+     * The collection's documents are counted (remembered by the planner's probe cache) up to the
+     * bound before the rows are asked for, and the rows' own size decides. Only for a filter whose
+     * held test refuses most bodies by their sketches ({@link HeldText#sketched}), and not for a
+     * find that names the index in a hint (it asked for the index, and the trigram tests check the
+     * index's own answers through hints).
+     */
+    private Optional<Scan> heldForTrigramLookup(SqlConnection sql, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan,
+                                                Filter filter) throws SQLException {
+        if (plan.trigrams() == null || plan.index() == null || !plan.index().spec().trigram()) {
+            return Optional.empty();
+        }
+        HeldText text = HeldText.of(filter);
+        if (!text.sketched()) {
+            return Optional.empty(); // a case-insensitive literal: every held body would be searched byte by byte
+        }
+        List<KeyRange> every = List.of(QueryPlanner.EVERY_KEY);
+        long cap = HELD_ROWS_OVER_TRIGRAM_LOOKUP + 1;
+        if (probes.count(coll.id(), coll.table(), every, cap, () -> probe(sql, coll, null, every, cap)) >= cap) {
+            return Optional.empty();
+        }
+        return heldScan(coll, EVERY_HELD_ROW, filter, text).filter(scan -> scan.heldRows() <= HELD_ROWS_OVER_TRIGRAM_LOOKUP);
     }
 
     /** A plan that reads every document of the collection (no index, no key range): what a split applies to. */
@@ -333,7 +375,8 @@ public final class SqlEngine {
                     return ranked;
                 }
             }
-            Optional<Scan> held = heldScan(coll, plan, filter);
+            Optional<Scan> held = wholeCollection(plan) ? heldScan(coll, plan, filter)
+                    : hint.isEmpty() ? heldForTrigramLookup(sql, coll, plan, filter) : Optional.empty();
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
                 List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,

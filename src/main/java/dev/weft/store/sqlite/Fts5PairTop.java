@@ -27,7 +27,9 @@ import java.util.List;
  * and for {@code "a" AND "b"}, {@code "a" OR "b"} and {@code "b" NOT "a"} the words are the same
  * phrases with the same idf (a query word's idf counts the documents holding it alone), a
  * missing word adding exactly 0. The idf bound is FTS5's formula over the word's document count
- * and at least FTS5's row count ({@link #rowCount}), with a margin.
+ * and at least FTS5's row count ({@link #rowCount}), with a margin. A word's documents are
+ * counted only as far as the decision needs (up to the fewest that put its bound under θ), so the
+ * decision, and so the page, is the one a full count gives.
  */
 final class Fts5PairTop {
     /** FTS5's bm25 k1: a word's share is below idf * (K1 + 1). */
@@ -65,8 +67,8 @@ final class Fts5PairTop {
         if (rows <= 0) {
             return null;
         }
-        boolean aAlone = bound(rows, a) >= theta;
-        boolean bAlone = bound(rows, b) >= theta;
+        boolean aAlone = !boundBelow(rows, a, theta);
+        boolean bAlone = !boundBelow(rows, b, theta);
         if (aAlone && bAlone) {
             return null;
         }
@@ -85,16 +87,48 @@ final class Fts5PairTop {
         return "\"" + term + "\"";
     }
 
-    /** Above any share of {@code term} in a score: idf * (k1 + 1), idf as FTS5's bm25 has it. */
-    private double bound(long rows, String term) throws SQLException {
-        long hits = documentsHolding(term);
+    /**
+     * Whether {@code term}'s bound (above any share of it in a score: idf * (k1 + 1), idf as
+     * FTS5's bm25 has it) is below {@code theta}. The bound falls as the term's documents grow, so
+     * it is below theta exactly when the term has at least the fewest documents that put it
+     * there ({@link #fewestDocumentsBelow}): its documents are counted only up to that many, not
+     * all of them (a common word's doclist read in part).
+     */
+    private boolean boundBelow(long rows, String term, double theta) throws SQLException {
+        long fewest = fewestDocumentsBelow(rows, theta);
+        return fewest >= 0 && documentsHolding(term, fewest) >= fewest;
+    }
+
+    /** The bound of a term held by {@code hits} of {@code rows} documents. */
+    static double bound(long rows, long hits) {
         double idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
         return Math.max(idf, 1e-6) * (K1 + 1) * (1 + MARGIN);
     }
 
-    private long documentsHolding(String term) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + "_t WHERE " + table + "_t MATCH ?");
+    /** The fewest documents in 0..rows for which {@link #bound} is below theta (it never rises with them); -1: none. */
+    static long fewestDocumentsBelow(long rows, double theta) {
+        if (!(bound(rows, rows) < theta)) {
+            return -1;
+        }
+        long low = 0;
+        long high = rows; // bound(high) < theta
+        while (low < high) {
+            long mid = low + (high - low) / 2;
+            if (bound(rows, mid) < theta) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        return low;
+    }
+
+    /** The documents holding {@code term}, counted up to {@code most}. */
+    private long documentsHolding(String term, long most) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_t WHERE " + table
+                + "_t MATCH ? LIMIT " + dev.weft.store.sql.Dialect.BOUND_COUNT_IN_EXPRESSION + ")");
         ps.setString(1, phrase(term));
+        ps.setLong(2, most);
         try (ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);

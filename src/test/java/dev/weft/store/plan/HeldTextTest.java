@@ -32,6 +32,20 @@ class HeldTextTest {
         assertThat(mayMatch("{\"u\":{\"$regex\":\"apache\",\"$options\":\"i\"}}", "{\"u\":\"APACE\"}")).isFalse();
     }
 
+    private static boolean sketched(String filter) {
+        return HeldText.of(Filter.parse(JSON.parse(filter, "filter"), QueryLimits.defaults())).sketched();
+    }
+
+    @Test
+    void aTestIsSketchedOnlyWhenEveryLiteralItSearchesIsRefusedByTheSketchFirst() {
+        assertThat(sketched("{\"u\":{\"$regex\":\".*pach.*\"}}")).isTrue();
+        assertThat(sketched("{\"u\":{\"$regex\":\"pach\",\"$options\":\"i\"}}")).isFalse();
+        assertThat(sketched("{\"a\":\"x-one\",\"b\":\"y-two\"}")).isTrue();
+        assertThat(sketched("{\"a\":{\"$regex\":\"x-one\",\"$options\":\"i\"},\"b\":\"y-two\"}")).isFalse();
+        assertThat(sketched("{\"$or\":[{\"a\":\"x-one\"},{\"b\":{\"$regex\":\"y-two\",\"$options\":\"i\"}}]}")).isFalse();
+        assertThat(sketched("{\"a\":{\"$gt\":1}}")).isFalse();
+    }
+
     @Test
     void alternativesNeedOneAndConjunctionsAll() {
         String or = "{\"$or\":[{\"a\":\"x-one\"},{\"b\":\"y-two\"}]}";

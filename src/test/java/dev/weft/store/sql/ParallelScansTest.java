@@ -72,6 +72,59 @@ class ParallelScansTest {
         assertThat(runs.size()).isLessThan(20); // a statement per run: a few, not one per range
     }
 
+    /**
+     * Ids {@code "user" + n} (as the store encodes a string: a type byte, the UTF-8, two zero
+     * bytes) fill only the digits' part of each byte's span, so most interpolated ranges are empty
+     * and the others dense: the largest range read by one statement is what one reader may be
+     * left reading alone at the end of an unordered scan.
+     */
+    @Test
+    void noRangeOfAnUnorderedSplitHoldsMoreThanAFewHundredthsOfDecimalCounterIds() {
+        int ids = 1_000_000;
+        byte[] min = counterId(0);
+        byte[] max = counterId(ids - 1);
+        List<byte[]> cuts = ParallelScans.cut(min, max, 2 * ParallelScans.UNORDERED_RANGES_PER_READER);
+        int[] rows = new int[cuts.size() + 1];
+        for (int n = 0; n < ids; n++) {
+            rows[rangeOf(cuts, counterId(n))]++;
+        }
+        int largest = Arrays.stream(rows).max().orElseThrow();
+        assertThat(largest).isLessThanOrEqualTo(ids / 50); // with 128 ranges per reader: 111,110 (11%)
+    }
+
+    @Test
+    void anUnorderedSplitOfTwoReadersRunsAFewDozenStatements() {
+        int ranges = 2 * ParallelScans.UNORDERED_RANGES_PER_READER;
+        int runs = 0;
+        for (int from = 0; from < ranges; runs++) {
+            from += ParallelScans.runLength(ranges - from, 2);
+        }
+        assertThat(runs).isLessThan(40);
+    }
+
+    private static byte[] counterId(int n) {
+        byte[] text = ("user" + n).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] key = new byte[text.length + 3];
+        key[0] = 0x30;
+        System.arraycopy(text, 0, key, 1, text.length);
+        return key;
+    }
+
+    /** The range {@code key} falls in: the number of cuts at or below it. */
+    private static int rangeOf(List<byte[]> cuts, byte[] key) {
+        int low = 0;
+        int high = cuts.size();
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (Arrays.compareUnsigned(cuts.get(mid), key) <= 0) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
     @Test
     void anOrderedSplitTakesOneRangeAtATime() {
         assertThat(ParallelScans.runLength(8, 0)).isEqualTo(1);

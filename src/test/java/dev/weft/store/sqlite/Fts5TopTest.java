@@ -142,6 +142,39 @@ class Fts5TopTest {
         }
     }
 
+    /**
+     * The fewest documents that put a term's bound below theta, from which the cut counts a
+     * term's documents only that far: the bound is below theta from there on and not one
+     * document before, for random row counts and thetas (including none reaching it, and the
+     * floor of the idf at 1e-6).
+     */
+    @Test
+    void theFewestDocumentsBelowThetaAreExactlyWhereTheBoundFallsUnderIt() {
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        Random random = new Random(seed);
+        int none = 0;
+        for (int k = 0; k < 5000; k++) {
+            long rows = 1 + (long) Math.exp(random.nextDouble() * Math.log(10_000_000));
+            double theta = random.nextInt(10) == 0 ? 1e-7 * random.nextDouble() : random.nextDouble() * 40;
+            long fewest = Fts5PairTop.fewestDocumentsBelow(rows, theta);
+            String context = "seed=" + seed + " rows=" + rows + " theta=" + theta;
+            if (fewest < 0) {
+                none++;
+                assertThat(Fts5PairTop.bound(rows, rows)).as(context).isGreaterThanOrEqualTo(theta);
+                continue;
+            }
+            assertThat(fewest).as(context).isBetween(0L, rows);
+            assertThat(Fts5PairTop.bound(rows, fewest)).as(context).isLessThan(theta);
+            for (long more : new long[] {fewest + 1, fewest + (rows - fewest) / 2, rows}) {
+                assertThat(Fts5PairTop.bound(rows, Math.min(more, rows))).as(context).isLessThan(theta);
+            }
+            if (fewest > 0) {
+                assertThat(Fts5PairTop.bound(rows, fewest - 1)).as(context).isGreaterThanOrEqualTo(theta);
+            }
+        }
+        assertThat(none).as("seed=" + seed + ": thetas no count reaches").isGreaterThan(0);
+    }
+
     /** Word k with probability about 1 / (k + 1): a few common words, many rare ones. */
     private static String word(Random random) {
         double u = random.nextDouble() * Math.log(VOCABULARY + 1);

@@ -36,16 +36,32 @@ import tools.jackson.databind.node.ObjectNode;
 class HeldRowsDifferentialTest {
     private static final Namespace NS = new Namespace("held", "docs");
     private static final String[] SORTS = {null, "{\"_id\":1}", "{\"_id\":-1}"};
+    /** Regexes whose literals only a few of RandomQueries' strings hold. */
+    private static final String[] RARE_REGEXES = {"elvin", "ojects\\.", "elvin|x\"y", "lvi.*$", "^https://pro"};
 
     @TempDir
     Path dir;
 
     @Test
     void heldRowsAnswerLikeTheReferenceEvaluatorThroughWrites() throws Exception {
+        compareThroughWrites(false);
+    }
+
+    /** With trigram indexes, regexes plan trigram lookups, which the held rows of this small collection stand for. */
+    @Test
+    void heldRowsStandingForTrigramLookupsAnswerLikeTheReferenceEvaluator() throws Exception {
+        compareThroughWrites(true);
+    }
+
+    private void compareThroughWrites(boolean trigramIndexes) throws Exception {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         RandomQueries rq = new RandomQueries(seed);
         try (SqliteStore store = StoreTesting.open(dir)) {
             create(store);
+            if (trigramIndexes) {
+                store.createIndex(NS, IndexSpec.trigram("s_tri", "s"));
+                store.createIndex(NS, IndexSpec.trigram("a_tri", "a"));
+            }
             TreeMap<Integer, ObjectNode> docs = new TreeMap<>();
             List<ObjectNode> batch = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -57,13 +73,18 @@ class HeldRowsDifferentialTest {
             awaitHeld(store);
             int compared = 0;
             int textRequired = 0;
+            int trigramPlans = 0;
             for (int q = 0; q < 600; q++) {
                 if (q % 3 == 0) {
                     write(store, rq, docs, 300 + q);
                 }
                 Filter filter;
                 Sort sort;
-                String filterText = rq.filter();
+                // with trigram indexes, half the filters hold a regex on s whose literals few documents hold (a trigram lookup)
+                String filterText = trigramIndexes && q % 2 == 0
+                        ? "{\"$and\":[{\"s\":{\"$regex\":" + JSON.text(JSON.mapper().getNodeFactory().stringNode(
+                        RARE_REGEXES[rq.random().nextInt(RARE_REGEXES.length)])) + "}}," + rq.filter() + "]}"
+                        : rq.filter();
                 // mostly _id orders (the ordered scan), else a random sort (unindexed: the top-k heap)
                 String sortText = rq.random().nextInt(4) == 0 ? rq.sort() : SORTS[rq.random().nextInt(SORTS.length)];
                 try {
@@ -87,12 +108,18 @@ class HeldRowsDifferentialTest {
                 });
                 assertThat(actual).as(context).isEqualTo(expected);
                 compared++;
+                if (store.lastPlan().trigrams() != null) {
+                    trigramPlans++;
+                }
                 if (dev.weft.store.plan.HeldText.requiresText(filter)) {
                     textRequired++;
                 }
             }
-            System.out.printf("held rows differential: seed %d, %d queries compared, %d requiring text%n", seed, compared,
-                    textRequired);
+            System.out.printf("held rows differential: seed %d, %d queries compared, %d requiring text, %d trigram lookups%n",
+                    seed, compared, textRequired, trigramPlans);
+            if (trigramIndexes) {
+                assertThat(trigramPlans).isGreaterThan(20);
+            }
             assertThat(compared).isGreaterThan(500);
             assertThat(textRequired).isGreaterThan(100);
             // every write was followed, none made the rows be dropped

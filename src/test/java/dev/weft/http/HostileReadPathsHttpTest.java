@@ -1,0 +1,257 @@
+package dev.weft.http;
+
+import static dev.weft.http.AuthorizationMatrixTest.send;
+import static dev.weft.http.TestServer.q;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.http.StreamClients.Ws;
+import dev.weft.core.Json;
+import dev.weft.store.Namespace;
+import dev.weft.store.postgres.PostgresStore;
+import dev.weft.store.sqlite.SqliteStore;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A restricted reader attacking the read paths the other suites do not already cover: alice and
+ * bob (readFilter {@code owner = @user._id}, {@code secret} hidden) try to learn about each
+ * other's documents through what a request answers besides its documents: a stream ended by
+ * the cost of her filter, a cursor token minted for someone or something else, a cached page.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileReadPathsHttpTest {
+    /** Low enough that a filter of 60 clauses runs out on one document, high enough for the rule. */
+    private static final int BUDGET = 40;
+
+    TestServer weft;
+
+    @BeforeAll
+    void start() throws Exception {
+        weft = new TestServer("--stream-match-budget", Integer.toString(BUDGET),
+                "--parallel-scans", "1", "--scan-parts", "2", "--scan-split-min-rows", "100");
+        AuthorizationMatrixTest.users(weft);
+        send(weft, "admin", "PUT", "/db", null);
+        send(weft, "admin", "PUT", "/db/notes", null);
+        AuthorizationMatrixTest.rules(weft, "admin");
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        weft.close();
+    }
+
+    /**
+     * {@code {"$or": [probe, 60 clauses that never match]}}: cheap on a document the probe
+     * matches, past the budget on one it does not.
+     */
+    private static String costlyUnless(String probe) {
+        StringBuilder f = new StringBuilder("{\"$or\":[").append(probe);
+        for (int i = 0; i < 60; i++) {
+            f.append(",{\"missing").append(i).append("\":1}");
+        }
+        return f.append("]}").toString();
+    }
+
+    /**
+     * The stream's budget counts her filter's value tests: were her filter evaluated on bob's
+     * documents, whether her stream ends on one of his events would tell whether his document
+     * matched her probe (here: does his text start with "s"), a document her rule hides.
+     */
+    @Test
+    void aStreamsCostNeverDependsOnDocumentsOutsideTheReadFilter() throws Exception {
+        String filter = costlyUnless("{\"text\":{\"$regex\":\"^s\"}}");
+        try (Ws alice = Ws.open(weft, "/db/notes/_streams?filter=" + q(filter), true,
+                AuthorizationMatrixTest.authorization("alice"))) {
+            assertThat(send(weft, "bob", "POST", "/db/notes", "{\"_id\":\"b-s\",\"text\":\"secret-ish\"}").statusCode())
+                    .isEqualTo(201);
+            assertThat(send(weft, "bob", "POST", "/db/notes", "{\"_id\":\"b-o\",\"text\":\"other\"}").statusCode())
+                    .isEqualTo(201);
+            assertThat(send(weft, "alice", "POST", "/db/notes", "{\"_id\":\"a-s\",\"text\":\"sure\"}").statusCode())
+                    .isEqualTo(201);
+            JsonNode first = alice.poll(10_000);
+            assertThat(first).as("her stream: " + alice.ended.getNow("open")).isNotNull();
+            assertThat(first.get("documentKey").get("_id").asString()).as("her stream is still open").isEqualTo("a-s");
+            assertThat(alice.ended).isNotDone();
+            // her own document is hers to probe: a costly match on it ends her stream, as documented
+            assertThat(send(weft, "alice", "POST", "/db/notes", "{\"_id\":\"a-o\",\"text\":\"other\"}").statusCode())
+                    .isEqualTo(201);
+            assertThat(alice.ended.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .startsWith("1008 ").contains("stream-match-budget");
+        }
+    }
+
+    private List<String> ids(String who, String path) throws Exception {
+        HttpResponse<String> r = send(weft, who, "GET", path, null);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        List<String> out = new ArrayList<>();
+        for (JsonNode d : Json.standard().parse(r.body(), "answer")) {
+            out.add(d.get("_id").asString());
+        }
+        return out;
+    }
+
+    /**
+     * A committed transaction moves alice's note to bob. On SQLite the collection is held in
+     * memory first, so the regex list after the commit is answered from held rows: were they
+     * not kept current by a transaction's commit, alice would still match the note (her rule
+     * tested on the old bytes) and see bob's text.
+     */
+    @Test
+    void heldRowsFollowACommittedTransactionBeforeTheRuleIsTestedOnThem() throws Exception {
+        Namespace held = new Namespace("db", "held");
+        send(weft, "admin", "PUT", "/db/held", null);
+        assertThat(send(weft, "admin", "POST", "/db/held", """
+                [{"_id":"h1","owner":"alice","url":"https://zebra.example/h1"},
+                 {"_id":"h2","owner":"alice","url":"https://zebra.example/h2"}]""").statusCode()).isEqualTo(200);
+        send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"held","roles":["user"],"priority":10,"predicate":"path-prefix('/db/held') and method(GET)",
+                 "readFilter":{"owner":"@user._id"}}""");
+        String zebra = "/db/held?filter=" + q("{\"url\":{\"$regex\":\"zebra\"}}");
+        for (int i = 0; i < 500 && weft.store instanceof SqliteStore s && !s.heldCollections().contains(held); i++) {
+            ids("alice", zebra);
+            Thread.sleep(10);
+        }
+        if (weft.store instanceof SqliteStore s) {
+            assertThat(s.heldCollections()).contains(held);
+        }
+        assertThat(ids("alice", zebra)).containsExactly("h2", "h1");
+
+        HttpResponse<String> session = send(weft, "admin", "POST", "/_sessions", null);
+        String location = session.headers().firstValue("Location").orElseThrow();
+        String sid = location.substring(location.length() - 36);
+        String txns = "/_sessions/" + sid + "/_txns";
+        String txnLocation = send(weft, "admin", "POST", txns, null).headers().firstValue("Location").orElseThrow();
+        String txn = txnLocation.substring(txnLocation.lastIndexOf('/') + 1);
+        assertThat(send(weft, "admin", "PATCH", "/db/held/h1?sid=" + sid + "&txn=" + txn,
+                "{\"$set\":{\"owner\":\"bob\",\"url\":\"https://zebra.example/bob-only\"}}").statusCode()).isEqualTo(200);
+        assertThat(ids("alice", zebra)).as("not committed yet").containsExactly("h2", "h1");
+        assertThat(send(weft, "admin", "PATCH", txns + "/" + txn, null).statusCode()).isEqualTo(200);
+
+        HttpResponse<String> after = send(weft, "alice", "GET", zebra, null);
+        assertThat(after.body()).doesNotContain("bob-only", "h1");
+        assertThat(ids("alice", zebra)).containsExactly("h2");
+        assertThat(ids("bob", zebra)).containsExactly("h1");
+        if (weft.store instanceof SqliteStore s) {
+            assertThat(s.heldCollections()).as("answered from held rows").contains(held);
+        }
+    }
+
+    /**
+     * Keyset tokens minted for someone else or under another rule: the admin's token for the very
+     * same query (its position may sit on a document she cannot read) and her own token once her
+     * rule changed are both 400, never a page.
+     */
+    @Test
+    void aCursorTokenOfTheAdminOrOfAnEarlierRuleOpensNothing() throws Exception {
+        send(weft, "admin", "PUT", "/db/posts", null);
+        StringBuilder docs = new StringBuilder("[");
+        for (int i = 0; i < 10; i++) {
+            docs.append(i == 0 ? "" : ",").append("{\"_id\":\"p").append(i).append("\",\"owner\":\"")
+                    .append(i % 2 == 0 ? "alice" : "bob").append("\",\"team\":\"").append(i < 6 ? "red" : "blue").append("\"}");
+        }
+        assertThat(send(weft, "admin", "POST", "/db/posts", docs.append("]").toString()).statusCode()).isEqualTo(200);
+        assertThat(send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"posts","roles":["user"],"priority":10,"predicate":"path-prefix('/db/posts') and method(GET)",
+                 "readFilter":{"owner":"@user._id"}}""").statusCode()).isEqualTo(201);
+        String query = "/db/posts?pagesize=2&sort=" + q("{\"_id\":1}");
+        String admins = send(weft, "admin", "GET", query, null).headers().firstValue("Weft-Next").orElseThrow();
+        HttpResponse<String> replayed = send(weft, "alice", "GET", query + "&after=" + admins, null);
+        assertThat(replayed.statusCode()).as(replayed.body()).isEqualTo(400);
+        assertThat(replayed.body()).contains("after is not a cursor token of this query").doesNotContain("p1", "p3");
+
+        String hers = send(weft, "alice", "GET", query, null).headers().firstValue("Weft-Next").orElseThrow();
+        assertThat(ids("alice", query + "&after=" + hers)).containsExactly("p4", "p6");
+        assertThat(send(weft, "admin", "PUT", "/weft/acl/posts", """
+                {"roles":["user"],"priority":10,"predicate":"path-prefix('/db/posts') and method(GET)",
+                 "readFilter":{"owner":"@user._id","team":"red"}}""").statusCode()).isIn(200, 201);
+        HttpResponse<String> stale = send(weft, "alice", "GET", query + "&after=" + hers, null);
+        assertThat(stale.statusCode()).as(stale.body()).isEqualTo(400);
+        assertThat(ids("alice", query)).containsExactly("p0", "p2");
+    }
+
+    /**
+     * A {@code $group} read in parts, whose sums and counts are taken from the stored bytes:
+     * the rule narrows each part's scan and the bytes are her view of each document, so totals
+     * count her documents only and a group key never names a document outside her filter.
+     */
+    @Test
+    void aGroupOverStoredBytesInPartsCountsOnlyHerDocuments() throws Exception {
+        send(weft, "admin", "PUT", "/db/tally", null);
+        StringBuilder docs = new StringBuilder("[");
+        for (int i = 0; i < 1_000; i++) {
+            String owner = i % 10 == 0 ? "alice" : "bob";
+            docs.append(i == 0 ? "" : ",").append("{\"_id\":").append(i).append(",\"owner\":\"").append(owner)
+                    .append("\",\"kind\":\"").append(owner.equals("bob") && i % 7 == 0 ? "bob-only-kind" : "k" + i % 3)
+                    .append("\",\"n\":").append(i % 5).append("}");
+        }
+        assertThat(send(weft, "admin", "POST", "/db/tally", docs.append("]").toString()).statusCode()).isEqualTo(200);
+        send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"tally","roles":["user"],"priority":10,"predicate":"path-prefix('/db/tally')",
+                 "readFilter":{"owner":"@user._id"},"allowAdhocAggregations":true}""");
+        long before = splitScans();
+        HttpResponse<String> total = send(weft, "alice", "POST", "/db/tally/_aggrs",
+                "[{\"$group\":{\"_id\":null,\"n\":{\"$sum\":\"$n\"},\"c\":{\"$sum\":1}}}]");
+        assertThat(total.statusCode()).as(total.body()).isEqualTo(200);
+        // alice holds i = 0, 10, ..., 990: i % 5 is 0 for every one of them
+        assertThat(total.body()).isEqualTo("[{\"_id\":null,\"n\":0,\"c\":100}]");
+        HttpResponse<String> kinds = send(weft, "alice", "POST", "/db/tally/_aggrs",
+                "[{\"$group\":{\"_id\":\"$kind\",\"c\":{\"$sum\":1}}},{\"$sort\":{\"_id\":1}}]");
+        assertThat(kinds.body()).isEqualTo("[{\"_id\":\"k0\",\"c\":34},{\"_id\":\"k1\",\"c\":33},{\"_id\":\"k2\",\"c\":33}]");
+        HttpResponse<String> counted = send(weft, "alice", "POST", "/db/tally/_aggrs",
+                "[{\"$match\":{\"kind\":\"bob-only-kind\"}},{\"$count\":\"n\"}]");
+        assertThat(counted.body()).isEqualTo("[]");
+        assertThat(splitScans() - before).as("the groups were read in parts").isGreaterThanOrEqualTo(2);
+    }
+
+    private long splitScans() {
+        return weft.store instanceof SqliteStore s ? s.splitScans() : ((PostgresStore) weft.store).splitScans();
+    }
+
+    /**
+     * Operators that could fail on a value of an unexpected type ({@code $size} of a string,
+     * {@code $mod} of an object, {@code $regex} of a number, bit tests of a double, ...), run by
+     * alice over bob's documents of every shape: were the store to fail on one of his values
+     * (a PostgreSQL cast, say) her answer would tell that such a document exists. Every one is
+     * 200 with her own documents only, and {@code _size} agrees.
+     */
+    @Test
+    void noFilterFailsOnTheShapeOfADocumentOutsideHerRule() throws Exception {
+        send(weft, "admin", "PUT", "/db/shapes", null);
+        assertThat(send(weft, "admin", "POST", "/db/shapes", """
+                [{"_id":"a1","owner":"alice","v":[1,2,3]},
+                 {"_id":"b1","owner":"bob","v":"text"},{"_id":"b2","owner":"bob","v":{"x":[1,{"y":2}]}},
+                 {"_id":"b3","owner":"bob","v":12.5},{"_id":"b4","owner":"bob","v":null},
+                 {"_id":"b5","owner":"bob","v":[[1],"s",{"z":1},true]},{"_id":"b6","owner":"bob","v":true},
+                 {"_id":"b7","owner":"bob","v":-9223372036854775808},{"_id":"b8","owner":"bob","v":1e308},
+                 {"_id":"b9","owner":"bob","v":{"$date":{"$numberLong":"0"}}},{"_id":"b10","owner":"bob"}]""")
+                .statusCode()).isEqualTo(200);
+        send(weft, "admin", "POST", "/weft/acl", """
+                {"_id":"shapes","roles":["user"],"priority":10,"predicate":"path-prefix('/db/shapes') and method(GET)",
+                 "readFilter":{"owner":"@user._id"}}""");
+        List<String> filters = List.of(
+                "{\"v\":{\"$size\":3}}", "{\"v\":{\"$mod\":[2,1]}}", "{\"v\":{\"$regex\":\"^1\"}}",
+                "{\"v\":{\"$bitsAllSet\":1}}", "{\"v\":{\"$bitsAnyClear\":[0,63]}}", "{\"v\":{\"$all\":[1,2]}}",
+                "{\"v\":{\"$elemMatch\":{\"$gt\":0}}}", "{\"v.x.y\":{\"$exists\":false}}", "{\"v\":{\"$gt\":0}}",
+                "{\"v.1\":{\"$lte\":2}}", "{\"v\":{\"$type\":\"array\"}}", "{\"v\":{\"$in\":[1,null,{\"$regex\":\"x\"}]}}",
+                "{\"v\":{\"$not\":{\"$size\":0}}}", "{\"v\":{\"$nin\":[\"text\",12.5]}}");
+        for (String filter : filters) {
+            HttpResponse<String> r = send(weft, "alice", "GET", "/db/shapes?filter=" + q(filter), null);
+            assertThat(r.statusCode()).as(filter + ": " + r.body()).isIn(200, 400);
+            if (r.statusCode() == 400) {
+                // a refusal must be the filter's own, the same for the admin, never one of bob's values
+                assertThat(send(weft, "admin", "GET", "/db/shapes?filter=" + q(filter), null).statusCode()).as(filter).isEqualTo(400);
+                continue;
+            }
+            assertThat(r.body()).as(filter).doesNotContain("bob");
+            HttpResponse<String> size = send(weft, "alice", "GET", "/db/shapes/_size?filter=" + q(filter), null);
+            assertThat(size.statusCode()).as(filter + ": " + size.body()).isEqualTo(200);
+            assertThat(size.body()).as(filter).isEqualTo("{\"_size\":" + (r.body().contains("a1") ? 1 : 0) + "}");
+        }
+    }
+}
