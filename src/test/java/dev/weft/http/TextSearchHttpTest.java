@@ -209,11 +209,11 @@ class TextSearchHttpTest {
     }
 
     /**
-     * Two words ranked by score, where the store may rank only the best few (SQLite's
-     * {@code Fts5PairTop} cuts by score bound once enough documents hold both words): bob's
-     * documents outscore alice's, so every first candidate is one alice may not read, and she
-     * still gets her own best page, in the order the admin's full list gives them, and nothing of
-     * bob's.
+     * Two words ranked by score, where the admin's page comes from the store's ranking cut
+     * (SQLite's {@code Fts5PairTop} once enough documents hold both words) and bob's documents
+     * outscore alice's: alice, whom a readFilter narrows, is scored per document on what she may
+     * read, and still gets her own best page, nothing of bob's, and (on SQLite) the order the
+     * admin's full list gives her documents.
      */
     @Test
     void aRestrictedUsersTwoWordPageIsHerOwnBestUnderTheRankingCut() throws Exception {
@@ -263,6 +263,7 @@ class TextSearchHttpTest {
                     .isEqualTo("{\"_size\":60}");
         }
     }
+
     /**
      * A readFilter user's textScore is MongoDB's per-document score, so it tells her nothing about
      * documents she may not read: her scores, in find and in a pipeline, stay the same when bob's

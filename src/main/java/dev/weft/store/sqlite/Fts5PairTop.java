@@ -1,6 +1,7 @@
 package dev.weft.store.sqlite;
 
 import dev.weft.query.TextIndex;
+import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings.Ranked;
 import java.sql.PreparedStatement;
@@ -67,8 +68,16 @@ final class Fts5PairTop {
         if (rows <= 0) {
             return null;
         }
-        boolean aAlone = !boundBelow(rows, a, theta);
-        boolean bAlone = !boundBelow(rows, b, theta);
+        // a word's bound (above any share of it in a score) falls as its documents grow: it is
+        // under theta exactly when the word has at least the fewest documents that put it there,
+        // so each word's documents are counted only up to that many (a common word's doclist read
+        // in part), once for both words
+        long fewest = fewestDocumentsBelow(rows, theta);
+        if (fewest < 0) {
+            return null;
+        }
+        boolean aAlone = documentsHolding(a, fewest) < fewest;
+        boolean bAlone = documentsHolding(b, fewest) < fewest;
         if (aAlone && bAlone) {
             return null;
         }
@@ -85,18 +94,6 @@ final class Fts5PairTop {
 
     private static String phrase(String term) {
         return "\"" + term + "\"";
-    }
-
-    /**
-     * Whether {@code term}'s bound (above any share of it in a score: idf * (k1 + 1), idf as
-     * FTS5's bm25 has it) is below {@code theta}. The bound falls as the term's documents grow, so
-     * it is below theta exactly when the term has at least the fewest documents that put it
-     * there ({@link #fewestDocumentsBelow}): its documents are counted only up to that many, not
-     * all of them (a common word's doclist read in part).
-     */
-    private boolean boundBelow(long rows, String term, double theta) throws SQLException {
-        long fewest = fewestDocumentsBelow(rows, theta);
-        return fewest >= 0 && documentsHolding(term, fewest) >= fewest;
     }
 
     /** The bound of a term held by {@code hits} of {@code rows} documents. */
@@ -126,7 +123,7 @@ final class Fts5PairTop {
     /** The documents holding {@code term}, counted up to {@code most}. */
     private long documentsHolding(String term, long most) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_t WHERE " + table
-                + "_t MATCH ? LIMIT " + dev.weft.store.sql.Dialect.BOUND_COUNT_IN_EXPRESSION + ")");
+                + "_t MATCH ? LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ")");
         ps.setString(1, phrase(term));
         ps.setLong(2, most);
         try (ResultSet rs = ps.executeQuery()) {
