@@ -6,11 +6,12 @@
 #       turn (A, B, A, B) on SQLite and on PostgreSQL, warms it with workload A until its JIT is
 #       quiet, and runs each workload for DURATION (15) s: ops/s, p50/p99, CPU ms per operation of
 #       Weft's JVM (and by thread group: vthreads = request carriers, weft-pg-reader, ...) and of
-#       PostgreSQL's processes, the load average; with STATS=1 also PostgreSQL's checkpoints,
-#       autovacuum runs and the group writer's statements per update over the run
+#       PostgreSQL's processes, the load average, the young and full collections (jstat); with
+#       STATS=1 also PostgreSQL's checkpoints, autovacuums, autoanalyzes and buffers written
 #   pg_read_ab.sh profile NAME=JAR[:ARGS]
-#       one variant on PostgreSQL then SQLite: a JFR recording of workload C (kept in $OUT, 
-#       default /tmp/pg-read-ab), its top frames (lib/jfr_top.py)
+#       one variant on each store of STORES: a JFR recording of each workload (kept in $OUT,
+#       default /tmp/pg-read-ab), its top frames (lib/jfr_top.py); PERF=1 (with
+#       JOPTS=-XX:+PreserveFramePointer) also perf's samples of Weft, Java frames named
 # A variant is a copy of a built jar (cp target/weft-*.jar /tmp/x.jar) and Weft settings (ARGS,
 # space-separated). STORES="postgresql sqlite", WORKLOADS="c a" pick some. Holds the benchmark lock.
 set -euo pipefail
@@ -49,6 +50,7 @@ pg_ticks() {
 pg_stats() { # checkpoints, autovacuum and autoanalyze runs so far, the group writer's updates
   pg_sql "$PG_PRIMARY_PORT" "select (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter), (select coalesce(sum(autovacuum_count),0) from pg_stat_user_tables), (select coalesce(sum(autoanalyze_count),0) from pg_stat_user_tables), (select buffers_backend + buffers_checkpoint from pg_stat_bgwriter)"
 }
+# young count, young s, full count, full s of Weft's collector so far
 gc_now() { jstat -gcutil "$WEFT_PID" | awk 'NR==2{print $(NF-6), $(NF-5), $(NF-4), $(NF-3)}'; }
 load_stores() { # jar
   local s
