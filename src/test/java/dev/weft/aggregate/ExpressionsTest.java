@@ -42,6 +42,20 @@ class ExpressionsTest {
                 row("{$subtract: [{$literal: {$date: 1000}}, {$literal: {$date: 400}}]}", "{}", "600"),
                 row("{$subtract: [5, 7]}", "{}", "-2"),
                 row("{$multiply: [3, 4, 0.5]}", "{}", "6.0"),
+                // overflow, as MongoDB's ExpressionAdd/ExpressionMultiply and the $subtract page
+                // (https://www.mongodb.com/docs/manual/reference/operator/aggregation/subtract/,
+                // "Behavior"): a long past its range is a double; $add then adds in order, and
+                // $multiply's double is the product of every factor as a double, in order
+                row("{$add: [9223372036854775807, 1, -1]}", "{}", "9.223372036854776E18"),
+                row("{$add: [-1, 9223372036854775807, 1]}", "{}", "9223372036854775807"),
+                row("{$subtract: [-9223372036854775808, 1]}", "{}", "-9.223372036854776E18"),
+                row("{$subtract: [9223372036854775807, -1]}", "{}", "9.223372036854776E18"),
+                row("{$subtract: [-2147483648, 1]}", "{}", "-2147483649"),
+                row("{$multiply: [2147483647, 2]}", "{}", "4294967294"),
+                row("{$multiply: [9223372036854775807, 2]}", "{}", "1.8446744073709552E19"),
+                row("{$multiply: [4611686018427387904, 2, 0]}", "{}", "0.0"),
+                row("{$multiply: [9007199254740993, 3, 1.0]}", "{}", "2.7021597764222976E16"),
+                row("{$multiply: [9007199254740993, 3]}", "{}", "27021597764222979"),
                 row("{$divide: [9, 2]}", "{}", "4.5"),
                 row("{$mod: [9, 4]}", "{}", "1"),
                 row("{$mod: [-9, 4]}", "{}", "-1"),
