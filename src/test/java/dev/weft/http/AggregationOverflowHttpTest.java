@@ -49,4 +49,22 @@ class AggregationOverflowHttpTest {
             }
         }
     }
+
+    /** The same accumulators as expressions over an array field, through the server. */
+    @Test
+    void sumOfAnArrayFieldIsExactToo() throws Exception {
+        try (TestServer weft = new TestServer()) {
+            weft.createCollection("db", "arrays");
+            HttpResponse<String> inserted = weft.post("/db/arrays", """
+                    [{"_id":1,"a":[%1$s,1,-1]},{"_id":2,"a":[1,%1$s]},{"_id":3,"a":["x",null,2.5]},{"_id":4}]""".formatted(MAX));
+            assertThat(inserted.statusCode()).as(inserted.body()).isEqualTo(200);
+            HttpResponse<String> r = weft.post("/db/arrays/_aggrs",
+                    "[{\"$project\":{\"s\":{\"$sum\":\"$a\"},\"m\":{\"$avg\":\"$a\"},\"lo\":{\"$min\":\"$a\"},\"hi\":{\"$max\":\"$a\"}}}]");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("[{\"_id\":1,\"s\":" + MAX + ",\"m\":3.0744573456182584E18,\"lo\":-1,\"hi\":" + MAX + "},"
+                    + "{\"_id\":2,\"s\":9.223372036854776E18,\"m\":4.611686018427388E18,\"lo\":1,\"hi\":" + MAX + "},"
+                    + "{\"_id\":3,\"s\":2.5,\"m\":2.5,\"lo\":2.5,\"hi\":\"x\"},"
+                    + "{\"_id\":4,\"s\":0,\"m\":null,\"lo\":null,\"hi\":null}]");
+        }
+    }
 }
