@@ -150,9 +150,9 @@ final class HeldCollections implements HeldRows {
      * Whether the rows of {@code table} fit in {@code budget} bytes, summed as {@link #read} sums
      * them, from their lengths alone: SQLite answers {@code length()} of a stored value from the
      * record's header without copying the value, so a table found too large before costs its
-     * retry a walk of the rows up to the bound (bench/results/regex-1m-held.txt: the refused read
-     * of a 1M collection took the writer ~0.1 s of CPU every 10 s while it was queried), not a
-     * copy of each body into Java. Only ever refuses a table {@link #read} would refuse: a value
+     * retry a walk of the rows up to the bound, not a copy of each body into Java
+     * (bench/results/regex-1m-held-2.txt: a 1M collection's retry, every 10 s while it is queried,
+     * cost the writer ~110-140 ms of CPU before, ~20-40 ms now). Only ever refuses a table {@link #read} would refuse: a value
      * stored as TEXT has a {@code length()} in characters, never more than its bytes.
      */
     private static boolean fits(SqlConnection sql, String table, long budget) throws SQLException {
