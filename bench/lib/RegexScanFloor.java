@@ -1,7 +1,6 @@
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -10,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.sqlite.SQLiteConfig;
 
 /**
  * What SQLite alone spends on the seed regex over 1M documents (issue 12, engine (d)), on the
@@ -27,7 +27,10 @@ import java.util.concurrent.Future;
  * ({@code SELECT body ... AND CAST(body AS TEXT) GLOB (? || '') ORDER BY id}), the rows that
  * pass copied into Java; wall time and each thread's CPU.</li>
  * </ul>
- * usage: java -cp 'target/lib/*' bench/lib/RegexScanFloor.java DB_FILE TABLE kinds|floor ROUNDS
+ * With a fifth argument, the path of {@code bench/lib/weft_has_probe.c} built as a loadable
+ * extension, {@code kinds} also measures {@code weft_has(body, 'pach')}: glibc's {@code memmem} on
+ * the stored bytes, a substring test that does not stop at each occurrence of the first byte.
+ * usage: java -cp 'target/lib/*' bench/lib/RegexScanFloor.java DB_FILE TABLE kinds|floor ROUNDS [PROBE_SO]
  */
 public class RegexScanFloor {
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
@@ -47,23 +50,33 @@ public class RegexScanFloor {
         String table = args[1];
         int rounds = Integer.parseInt(args[3]);
         if (args[2].equals("kinds")) {
-            kinds(open(file), table, rounds);
+            List<String> kinds = new ArrayList<>(List.of(KINDS));
+            Connection c = open(file, args.length > 4);
+            if (args.length > 4) {
+                try (Statement s = c.createStatement()) {
+                    s.executeQuery("SELECT load_extension('" + args[4] + "', 'sqlite3_wefthasprobe_init')").close();
+                }
+                kinds.add("weft_has(body, X'70616368')");
+            }
+            kinds(c, table, kinds, rounds);
         } else {
-            floor(new Connection[] {open(file), open(file)}, table, rounds);
+            floor(new Connection[] {open(file, false), open(file, false)}, table, rounds);
         }
     }
 
-    private static Connection open(String file) throws Exception {
-        Connection c = DriverManager.getConnection("jdbc:sqlite:file:" + file + "?mode=ro");
+    private static Connection open(String file, boolean extensions) throws Exception {
+        SQLiteConfig config = new SQLiteConfig();
+        config.enableLoadExtension(extensions);
+        Connection c = config.createConnection("jdbc:sqlite:file:" + file + "?mode=ro");
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA mmap_size = 68719476736"); // as Weft's sqlite-mmap-bytes default
         }
         return c;
     }
 
-    private static void kinds(Connection c, String table, int rounds) throws Exception {
+    private static void kinds(Connection c, String table, List<String> kinds, int rounds) throws Exception {
         for (int round = 0; round <= rounds; round++) {
-            for (String kind : KINDS) {
+            for (String kind : kinds) {
                 PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE " + kind);
                 long t0 = CPU.getCurrentThreadCpuTime();
                 long n;
