@@ -34,7 +34,8 @@ class LoginsAcrossNodesTest {
             assertThat(a.put("/ddl/c", null).statusCode()).isEqualTo(201);
             assertThat(a.put("/ddl/c/_indexes/byA", "{\"keys\":{\"a\":1}}").statusCode()).isEqualTo(201);
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (!b.get("/").body().contains("\"ddl\"") && System.nanoTime() < deadline) {
+            // the database and the collection are announced apart: wait for the later one
+            while (!b.get("/ddl").body().contains("\"c\"") && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
             assertThat(b.get("/ddl").body()).contains("\"c\"");
