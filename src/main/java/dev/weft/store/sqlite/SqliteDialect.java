@@ -169,8 +169,8 @@ final class SqliteDialect implements Dialect {
      */
     static void addHeadColumns(SqlConnection sql) throws SQLException {
         List<String> tables = new java.util.ArrayList<>();
-        try (var rs = sql.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'd[0-9]*'"
-                + " AND NOT EXISTS (SELECT 1 FROM pragma_table_info(name) WHERE name = 'head')").executeQuery()) {
+        try (var rs = sql.prepare("SELECT s.name FROM sqlite_schema s WHERE s.type = 'table' AND s.name GLOB 'd[0-9]*'"
+                + " AND NOT EXISTS (SELECT 1 FROM pragma_table_info(s.name) p WHERE p.name = 'head')").executeQuery()) {
             while (rs.next()) {
                 tables.add(rs.getString(1));
             }

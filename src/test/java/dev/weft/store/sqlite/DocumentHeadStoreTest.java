@@ -87,6 +87,10 @@ class DocumentHeadStoreTest {
             assertThat(answers(store)).isEqualTo(reference(docs));
         }
         assertThat(rowsWithHeads()).isEqualTo(60);
+        try (SqliteStore store = StoreTesting.open(dir, "--document-head-bytes", "64")) {
+            assertThat(answers(store)).isEqualTo(reference(docs)); // a data directory with heads opens again as it is
+        }
+        assertThat(rowsWithHeads()).isEqualTo(60);
         // the table as a version before heads wrote it: no head, no rest
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("weft.db")); var s = c.createStatement()) {
             s.execute("ALTER TABLE d1 DROP COLUMN head");
