@@ -368,7 +368,7 @@ public final class SqlEngine {
 
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
-            OptionalLong heads = heads(filter, sort);
+            OptionalLong heads = HEADS_FOR_SORTS ? heads(filter, sort) : OptionalLong.empty();
             if (heads.isPresent()) {
                 List<StoredDocument> page = heap(sql, coll, heads);
                 if (page != null) {
@@ -435,6 +435,14 @@ public final class SqlEngine {
             return heads.isEmpty() ? stored(top.result()) : HeadPages.bodies(sql, coll, top.resultRows(), heads.getAsLong());
         }
     }
+
+    /**
+     * Whether unindexed sorts read heads: off, measured slower on seed 000's 1M documents of
+     * ~460 bytes (CPU 0.75 -> 0.85 and 0.81 -> 0.86 s a query, bench/results/scan-head-4-ab.txt,
+     * scan-head-5-ab-sort.txt): their walk is most of a row's cost and the head saves little of it.
+     * Counts and $group/$count scans read heads.
+     */
+    static final boolean HEADS_FOR_SORTS = false;
 
     /**
      * The {@link dev.weft.query.DocumentHead} bits of the names a scan for {@code filter} and
