@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.aggregate.Pipeline;
 import dev.weft.core.ReadMode;
+import dev.weft.query.DocumentHead;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
@@ -234,7 +235,10 @@ final class AggregatePlan {
     private void runInParts(Pipeline.Parts parts, QueryTime time, Pipeline.Options options, Consumer<JsonNode> results) {
         long deadline = time.deadlineNanos();
         int count = Runtime.getRuntime().availableProcessors();
-        api.store().scanParts(ns, query.filter(), readMode, count, i -> {
+        // a $group or $count first, on stored bytes, of named fields only: a document's head may stand for it
+        Set<String> names = parts.readsStoredBytes() && !pipeline.readsWholeDocuments() && !pipeline.usesTextScore()
+                ? pipeline.readPaths().stream().map(DocumentHead::topName).collect(java.util.stream.Collectors.toSet()) : null;
+        api.store().scanParts(ns, query.filter(), names, readMode, count, i -> {
             // one $$NOW for every part: the run's
             Pipeline.Options own = new Pipeline.Options(options.memoryBytes(), options.now(), this::lookup,
                     deadlineTick(time, deadline));

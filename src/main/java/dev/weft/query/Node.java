@@ -57,6 +57,24 @@ abstract class Node implements Filter {
     /** Adds the paths {@link #paths} reports; none for a node that reads no field. */
     void addPaths(Set<String> out) {}
 
+    /**
+     * Whether this filter's answer depends on nothing but the values at its {@link #paths}
+     * (what lets a {@link DocumentHead} stand for the document); false for a text search and a
+     * foreign filter.
+     */
+    boolean readsOnlyItsPaths() {
+        return true;
+    }
+
+    static boolean allReadOnlyTheirPaths(Node[] nodes) {
+        for (Node node : nodes) {
+            if (!node.readsOnlyItsPaths()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A {@code $text} search: its index's fields are read once the store has bound it. */
     static final class Text extends Node {
         private final TextSearch search;
@@ -74,6 +92,11 @@ abstract class Node implements Filter {
         @Override
         void addPaths(Set<String> out) {
             out.addAll(search.paths());
+        }
+
+        @Override
+        boolean readsOnlyItsPaths() {
+            return false;
         }
 
         @Override
@@ -120,6 +143,11 @@ abstract class Node implements Filter {
 
         And(List<Node> children) {
             this.children = children.toArray(Node[]::new);
+        }
+
+        @Override
+        boolean readsOnlyItsPaths() {
+            return allReadOnlyTheirPaths(children);
         }
 
         @Override
@@ -217,6 +245,11 @@ abstract class Node implements Filter {
         }
 
         @Override
+        boolean readsOnlyItsPaths() {
+            return allReadOnlyTheirPaths(children);
+        }
+
+        @Override
         public boolean matches(JsonNode document, MatchBudget budget) {
             for (Node child : children) {
                 if (child.matches(document, budget)) {
@@ -269,6 +302,11 @@ abstract class Node implements Filter {
 
         Not(Node child) {
             this.child = child;
+        }
+
+        @Override
+        boolean readsOnlyItsPaths() {
+            return child.readsOnlyItsPaths();
         }
 
         @Override
@@ -388,6 +426,11 @@ abstract class Node implements Filter {
 
         Foreign(Filter filter) {
             this.filter = filter;
+        }
+
+        @Override
+        boolean readsOnlyItsPaths() {
+            return false;
         }
 
         @Override

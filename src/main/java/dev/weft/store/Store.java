@@ -5,6 +5,7 @@ import dev.weft.core.ReadMode;
 import dev.weft.query.Filter;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import tools.jackson.databind.JsonNode;
@@ -90,6 +91,17 @@ public interface Store extends AutoCloseable {
     default void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
             IntFunction<Consumer<StoredDocument>> sinkOfPart) {
         find(ns, new FindQuery(filter, null, 0, Long.MAX_VALUE, Optional.empty()), mode, sinkOfPart.apply(0));
+    }
+
+    /**
+     * {@link #scanParts} for a caller that reads only the top-level fields {@code names} of each
+     * document (besides its filter's): a store that keeps document heads may hand it, instead of a
+     * document, its head wherever that holds every field of those names the document has
+     * ({@code dev.weft.query.DocumentHead}); others hand whole documents.
+     */
+    default void scanParts(Namespace ns, Filter filter, Set<String> names, ReadMode mode, int parts,
+            IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        scanParts(ns, filter, mode, parts, sinkOfPart);
     }
 
     default long count(Namespace ns, Filter filter) {

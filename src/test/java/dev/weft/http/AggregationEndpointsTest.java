@@ -203,10 +203,11 @@ class AggregationEndpointsTest {
     static Store slowFinds(Store store) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
             if (method.getName().equals("scanParts")) {
+                int at = args.length - 3; // scanParts(ns, filter, [names,] mode, parts, sinks)
                 @SuppressWarnings("unchecked")
-                Consumer<StoredDocument> sink = ((java.util.function.IntFunction<Consumer<StoredDocument>>) args[4]).apply(0);
+                Consumer<StoredDocument> sink = ((java.util.function.IntFunction<Consumer<StoredDocument>>) args[at + 2]).apply(0);
                 store.find((Namespace) args[0], new FindQuery((dev.weft.query.Filter) args[1], null, 0, Long.MAX_VALUE,
-                        java.util.Optional.empty()), (dev.weft.core.ReadMode) args[2], doc -> {
+                        java.util.Optional.empty()), (dev.weft.core.ReadMode) args[at], doc -> {
                     late(sink, doc);
                 });
                 return null;

@@ -34,9 +34,11 @@ final class SplitScans {
         Random random = new Random(7);
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
             if (method.getName().equals("scanParts")) {
+                // scanParts(ns, filter, [names,] mode, parts, sinks): whole documents either way
+                int at = args.length - 3;
                 @SuppressWarnings("unchecked")
-                IntFunction<Consumer<StoredDocument>> sinks = (IntFunction<Consumer<StoredDocument>>) args[4];
-                scan(store, (Namespace) args[0], (Filter) args[1], (ReadMode) args[2], Math.max(2, (int) args[3]), sinks, random);
+                IntFunction<Consumer<StoredDocument>> sinks = (IntFunction<Consumer<StoredDocument>>) args[at + 2];
+                scan(store, (Namespace) args[0], (Filter) args[1], (ReadMode) args[at], Math.max(2, (int) args[at + 1]), sinks, random);
                 return null;
             }
             try {

@@ -1,5 +1,6 @@
 package dev.weft.store.sql;
 
+import dev.weft.query.DocumentHead;
 import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
@@ -83,6 +84,21 @@ public interface Dialect {
 
     /** Inserts documents, skipping an id already present; returns how many were inserted. */
     int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException;
+
+    /**
+     * The value a scan reads for each row of a document table {@code alias} ({@code ""} or
+     * {@code "d."}) when the query reads only the top-level names whose {@link DocumentHead#bits}
+     * are {@code names}: the row's head where it may stand for the document, else its body
+     * (a store without heads: always the body).
+     */
+    default String scanned(String alias, long names) {
+        return alias + "body";
+    }
+
+    /** Whether document tables have {@code head} and {@code rest} columns beside {@code body} ({@link DocumentHead}). */
+    default boolean documentHeads() {
+        return false;
+    }
 
     /** Replaces the body of an existing document. */
     void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException;

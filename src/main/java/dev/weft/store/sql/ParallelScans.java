@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -131,7 +132,20 @@ public final class ParallelScans {
      */
     public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, QueryTime time,
                                  int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows) throws SQLException {
-        return run(main, coll, time, maxParts, false, () -> new RangeQuery(coll, filter, dialect, false, ids), partOf, rows);
+        return unordered(main, dialect, coll, filter, OptionalLong.empty(), time, maxParts, ids, partOf, rows);
+    }
+
+    /**
+     * {@link #unordered}, each row read as its head where {@code heads} (the {@code DocumentHead}
+     * bits of the names the query reads) says it may stand for the document
+     * ({@link Dialect#scanned}); empty: the bodies.
+     */
+    public <A> List<A> unordered(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, OptionalLong heads,
+                                 QueryTime time, int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows)
+            throws SQLException {
+        String scanned = heads.isPresent() ? dialect.scanned("", heads.getAsLong()) : "body";
+        return run(main, coll, time, maxParts, false, () -> new RangeQuery(coll, filter, dialect, false, ids, scanned),
+                partOf, rows);
     }
 
     /**
@@ -143,7 +157,7 @@ public final class ParallelScans {
                                 boolean descending, int want, RowFilter keep) throws SQLException {
         Ordered order = new Ordered(want);
         List<Ordered> done = run(main, coll, time, parts, true,
-                () -> new RangeQuery(coll, filter, dialect, descending, false), reader -> order,
+                () -> new RangeQuery(coll, filter, dialect, descending, false, "body"), reader -> order,
                 new PartRows<>() {
                     @Override
                     public boolean row(Ordered o, int range, Scan.RowId id, byte[] body) {
@@ -376,9 +390,12 @@ public final class ParallelScans {
         private final String order;
         private final boolean descending;
         private final boolean ids;
+        /** What is read of each row: the body, or the {@link Dialect#scanned} head-or-body. */
+        private final String scanned;
 
         /** {@code ids}: the statement reads the id of each row too. */
-        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending, boolean ids) {
+        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending, boolean ids, String scanned) {
+            this.scanned = scanned;
             this.table = coll.table();
             this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "body");
             this.dialect = dialect;
@@ -388,7 +405,7 @@ public final class ParallelScans {
         }
 
         void read(SqlConnection sql, byte[] low, byte[] high, Scan.Rows rows) throws SQLException {
-            StringBuilder q = new StringBuilder(ids ? "SELECT body, id FROM " : "SELECT body FROM ").append(table)
+            StringBuilder q = new StringBuilder("SELECT ").append(scanned).append(ids ? ", id FROM " : " FROM ").append(table)
                     .append(" WHERE 1 = 1");
             if (low != null) {
                 q.append(" AND id >= ?");

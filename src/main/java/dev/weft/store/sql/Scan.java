@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import dev.weft.query.Trigrams;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Reads documents from one source (primary key or index) for a {@link QueryPlanner.Plan}.
@@ -242,6 +243,16 @@ final class Scan {
     /** Reads every candidate of an unordered plan once, in no particular order. */
     static void candidates(SqlConnection sql, Dialect dialect, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan,
                            Filter filter, Rows rows) throws SQLException {
+        candidates(sql, dialect, coll, plan, filter, OptionalLong.empty(), rows);
+    }
+
+    /**
+     * {@link #candidates}, each row read as its head where {@code heads} (the {@code DocumentHead}
+     * bits of the names the query reads) says it may stand for the document; empty: the bodies.
+     */
+    static void candidates(SqlConnection sql, Dialect dialect, Catalog.Coll coll, QueryPlanner.Plan<Catalog.Index> plan,
+                           Filter filter, OptionalLong heads, Rows rows) throws SQLException {
+        String body = heads.isPresent() ? dialect.scanned("d.", heads.getAsLong()) : "d.body";
         List<KeyRange> ranges = plan.ranges();
         String docs = coll.table();
         String query;
@@ -251,30 +262,30 @@ final class Scan {
                 ? dialect.textPostings().orElse(null) : null;
         if (postings != null && plan.trigrams() != null) {
             postings.current(sql, plan.index().table());
-            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + postings.lookup(plan.index().table()) + ")";
+            query = "SELECT d.id, " + body + " FROM " + docs + " d WHERE d.id IN (" + postings.lookup(plan.index().table()) + ")";
             grams = postings.lookupArgs(terms(plan.trigrams()));
             ranges = List.of();
         } else if (plan.trigrams() != null && dialect.trigramPostings().isPresent()) {
             TrigramPostings.Lookup lookup = dialect.trigramPostings().get().lookup(plan.index().table(), plan.trigrams());
-            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
+            query = "SELECT d.id, " + body + " FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
             grams = lookup.args();
             ranges = List.of();
         } else if (plan.trigrams() != null) {
             TrigramLookup lookup = TrigramLookup.of(plan.trigrams(), plan.index().table());
-            query = "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
+            query = "SELECT d.id, " + body + " FROM " + docs + " d WHERE d.id IN (" + lookup.sql() + ")";
             grams = lookup.args();
             ranges = List.of();
         } else if (ranges == null || ranges.size() > dialect.maxRangesInOneStatement()) {
-            query = "SELECT d.id, d.body FROM " + docs + " d WHERE 1 = 1";
+            query = "SELECT d.id, " + body + " FROM " + docs + " d WHERE 1 = 1";
             ranges = List.of();
         } else if (ranges.isEmpty()) {
             return;
         } else {
             String values = dialect.rangeTable(ranges.size());
             query = plan.index() == null
-                    ? "SELECT d.id, d.body FROM " + values + " CROSS JOIN " + docs
+                    ? "SELECT d.id, " + body + " FROM " + values + " CROSS JOIN " + docs
                             + " d WHERE d.id >= r.column1 AND d.id <= r.column2"
-                    : "SELECT d.id, d.body FROM " + docs + " d WHERE d.id IN (SELECT i.id FROM " + values
+                    : "SELECT d.id, " + body + " FROM " + docs + " d WHERE d.id IN (SELECT i.id FROM " + values
                             + " CROSS JOIN " + plan.index().table() + " i WHERE i.key >= r.column1 AND i.key <= r.column2)";
         }
         PreparedStatement ps = sql.prepare(query + prefilter.sql());

@@ -32,6 +32,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -367,6 +368,22 @@ public final class SqlEngine {
 
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
+            OptionalLong heads = HEADS_FOR_SORTS ? heads(filter, sort) : OptionalLong.empty();
+            if (heads.isPresent()) {
+                List<StoredDocument> page = heap(sql, coll, heads);
+                if (page != null) {
+                    return page;
+                }
+                // a row of the page changed after its head was read: read the bodies
+            }
+            return heap(sql, coll, OptionalLong.empty());
+        }
+
+        /**
+         * {@link #heap}, each row read as its head where it stands for the document
+         * ({@code heads}: {@link HeadPages}); null when a row of the page changed meanwhile.
+         */
+        private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll, OptionalLong heads) throws SQLException {
             done = true;
             if (filter.textSearch().isPresent()) {
                 List<StoredDocument> ranked = RankedText.page(sql, dialect, coll, plan.index(), filter.textSearch().get(),
@@ -377,15 +394,16 @@ public final class SqlEngine {
             }
             Optional<Scan> held = wholeCollection(plan) ? heldScan(coll, plan, filter)
                     : hint.isEmpty() ? heldForTrigramLookup(sql, coll, plan, filter) : Optional.empty();
+            OptionalLong reading = held.isPresent() ? OptionalLong.empty() : heads; // held rows are bodies
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
-                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, reading, time, Integer.MAX_VALUE, true,
                         reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
                         (part, range, id, body) -> part.offer(id, body));
                 if (parts != null) {
                     TopK top = parts.getFirst().top();
                     parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
-                    return stored(top.result());
+                    return page(sql, coll, top, reading);
                 }
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
@@ -406,10 +424,33 @@ public final class SqlEngine {
             if (held.isPresent()) {
                 held.get().read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
-                Scan.candidates(sql, dialect, coll, plan, filter, each);
+                Scan.candidates(sql, dialect, coll, plan, filter, reading, each);
             }
-            return stored(top.result());
+            return page(sql, coll, top, reading);
         }
+
+        /** The kept matches' documents: read by {@code _id} when heads were read ({@link HeadPages#bodies}). */
+        private List<StoredDocument> page(SqlConnection sql, Catalog.Coll coll, TopK top, OptionalLong heads)
+                throws SQLException {
+            return heads.isEmpty() ? stored(top.result()) : HeadPages.bodies(sql, coll, top.resultRows(), heads.getAsLong());
+        }
+    }
+
+    /**
+     * Whether unindexed sorts read heads: off, measured slower on seed 000's 1M documents of
+     * ~460 bytes (CPU 0.75 -> 0.85 and 0.81 -> 0.86 s a query, bench/results/scan-head-4-ab.txt,
+     * scan-head-5-ab-sort.txt): their walk is most of a row's cost and the head saves little of it.
+     * Counts and $group/$count scans read heads.
+     */
+    static final boolean HEADS_FOR_SORTS = false;
+
+    /**
+     * The {@link dev.weft.query.DocumentHead} bits of the names a scan for {@code filter} and
+     * {@code sort} reads, when this store keeps heads and they can stand for the documents; else
+     * empty (bodies are read).
+     */
+    private OptionalLong heads(Filter filter, Sort sort) {
+        return dialect.documentHeads() ? HeadPages.heads(filter, sort) : OptionalLong.empty();
     }
 
     private static List<StoredDocument> stored(List<byte[]> bodies) {
@@ -453,9 +494,10 @@ public final class SqlEngine {
         }
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
         StoredMatcher matcher = StoredMatcher.of(json, f, null);
+        OptionalLong heads = heads(f, null);
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)) {
-            List<long[]> parts = scans.unordered(sql, dialect, coll, f, time, Integer.MAX_VALUE, false,
+            List<long[]> parts = scans.unordered(sql, dialect, coll, f, heads, time, Integer.MAX_VALUE, false,
                     reader -> new long[1], (part, range, id, body) -> {
                         if (matcher.matches(body)) { // shared by the parts: a matcher keeps no state
                             part[0]++;
@@ -467,7 +509,7 @@ public final class SqlEngine {
             }
         }
         long[] n = {0};
-        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
+        Scan.candidates(sql, dialect, coll, plan, f, heads, (id, body) -> {
             time.row();
             if (matcher.matches(body)) {
                 n[0]++;
@@ -485,17 +527,30 @@ public final class SqlEngine {
     public void scanParts(SqlConnection sql, Catalog.Coll coll, Filter filter, QueryTime time, int parts,
                           java.util.function.IntFunction<java.util.function.Consumer<StoredDocument>> sinkOfPart)
             throws SQLException {
+        scanParts(sql, coll, filter, null, time, parts, sinkOfPart);
+    }
+
+    /**
+     * {@link #scanParts} for a sink that reads only the top-level fields {@code names} (null: the
+     * whole documents): it may be handed heads ({@link dev.weft.query.DocumentHead}) instead.
+     */
+    public void scanParts(SqlConnection sql, Catalog.Coll coll, Filter filter, java.util.Set<String> names, QueryTime time,
+                          int parts, java.util.function.IntFunction<java.util.function.Consumer<StoredDocument>> sinkOfPart)
+            throws SQLException {
         Filter f = filter == null ? ALL : filter;
         QueryPlanner.Plan<Catalog.Index> plan = plan(sql, coll, f, null, 0, Long.MAX_VALUE, Optional.empty());
         StoredMatcher matcher = StoredMatcher.of(json, f, null);
+        OptionalLong filterHeads = names == null ? OptionalLong.empty() : heads(f, null);
+        OptionalLong heads = filterHeads.isEmpty() ? filterHeads
+                : OptionalLong.of(filterHeads.getAsLong() | dev.weft.query.DocumentHead.bits(names));
         ParallelScans scans = parallel;
         if (scans != null && wholeCollection(plan)
-                && scans.unordered(sql, dialect, coll, f, time, parts, false, reader -> new Sink(matcher, sinkOfPart.apply(reader)),
-                        (part, range, id, body) -> part.accept(body)) != null) {
+                && scans.unordered(sql, dialect, coll, f, heads, time, parts, false,
+                        reader -> new Sink(matcher, sinkOfPart.apply(reader)), (part, range, id, body) -> part.accept(body)) != null) {
             return;
         }
         Sink sink = new Sink(matcher, sinkOfPart.apply(0));
-        Scan.candidates(sql, dialect, coll, plan, f, (id, body) -> {
+        Scan.candidates(sql, dialect, coll, plan, f, heads, (id, body) -> {
             time.row();
             return sink.accept(body);
         });

@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.query.DocumentHead;
 import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
 import dev.weft.store.sql.Dialect;
@@ -28,7 +29,7 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public String createDocumentTable(String table) {
-        return "CREATE TABLE " + table + "(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID";
+        return "CREATE TABLE " + table + "(id BLOB PRIMARY KEY, body BLOB NOT NULL, head BLOB, rest INTEGER) WITHOUT ROWID";
     }
 
     @Override
@@ -37,6 +38,8 @@ final class SqliteDialect implements Dialect {
     }
 
     private final PendingPostings pending = new PendingPostings();
+    /** {@code document-head-bytes}: the budget of each document's head (0: no heads are written). */
+    private final int headBytes;
     private final Fts5Trigrams trigrams;
     private final Optional<TextPostings> text;
 
@@ -44,7 +47,8 @@ final class SqliteDialect implements Dialect {
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
      * {@code text-pending-rows} (the pending documents are a store's own).
      */
-    SqliteDialect(int trigramPendingRows, int textPendingRows) {
+    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes) {
+        this.headBytes = headBytes;
         trigrams = new Fts5Trigrams(trigramPendingRows, pending);
         text = Optional.of(new Fts5Postings(textPendingRows, pending));
     }
@@ -116,11 +120,12 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException {
-        PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + table + "(id, body) VALUES (?, ?)");
+        PreparedStatement ps = sql.prepare("INSERT OR IGNORE INTO " + table + "(id, body, head, rest) VALUES (?, ?, ?, ?)");
         int inserted = 0;
         for (int i = 0; i < ids.size(); i++) {
             ps.setBytes(1, ids.get(i));
             ps.setBytes(2, bodies.get(i));
+            bindHead(ps, 3, bodies.get(i));
             inserted += ps.executeUpdate();
         }
         return inserted;
@@ -128,10 +133,52 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public void updateDocument(SqlConnection sql, String table, byte[] id, byte[] body) throws SQLException {
-        PreparedStatement ps = sql.prepare("UPDATE " + table + " SET body = ? WHERE id = ?");
+        PreparedStatement ps = sql.prepare("UPDATE " + table + " SET body = ?, head = ?, rest = ? WHERE id = ?");
         ps.setBytes(1, body);
-        ps.setBytes(2, id);
+        bindHead(ps, 2, body);
+        ps.setBytes(4, id);
         ps.executeUpdate();
+    }
+
+    /** The head of {@code body} and its names-not-held bits at {@code p} and {@code p + 1} (NULL, NULL: read the body). */
+    private void bindHead(PreparedStatement ps, int p, byte[] body) throws SQLException {
+        DocumentHead.Parts head = DocumentHead.of(body, headBytes);
+        ps.setBytes(p, head.head());
+        if (head.head() == null) {
+            ps.setNull(p + 1, java.sql.Types.INTEGER);
+        } else {
+            ps.setLong(p + 1, head.rest());
+        }
+    }
+
+    @Override
+    public boolean documentHeads() {
+        return true;
+    }
+
+    @Override
+    public String scanned(String alias, long names) {
+        return "CASE WHEN " + alias + "head IS NULL OR " + alias + "rest & " + names + " <> 0 THEN " + alias + "body ELSE "
+                + alias + "head END";
+    }
+
+    /**
+     * Gives the document tables of a data directory written before heads their {@code head} and
+     * {@code rest} columns, NULL in every existing row (read from the body until the row is next
+     * written). {@code ALTER TABLE ... ADD COLUMN} only changes the schema: no row is rewritten.
+     */
+    static void addHeadColumns(SqlConnection sql) throws SQLException {
+        List<String> tables = new java.util.ArrayList<>();
+        try (var rs = sql.prepare("SELECT s.name FROM sqlite_schema s WHERE s.type = 'table' AND s.name GLOB 'd[0-9]*'"
+                + " AND NOT EXISTS (SELECT 1 FROM pragma_table_info(s.name) p WHERE p.name = 'head')").executeQuery()) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        for (String table : tables) {
+            sql.exec("ALTER TABLE " + table + " ADD COLUMN head BLOB");
+            sql.exec("ALTER TABLE " + table + " ADD COLUMN rest INTEGER");
+        }
     }
 
     @Override

@@ -85,7 +85,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        this(settings, json, new SqliteDialect(settings.trigramPendingRows(), settings.textPendingRows()));
+        this(settings, json, new SqliteDialect(settings.trigramPendingRows(), settings.textPendingRows(), settings.documentHeadBytes()));
     }
 
     private SqliteStore(Settings settings, Json json, SqliteDialect dialect) {
@@ -104,6 +104,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
             for (String ddl : EventTable.SCHEMA) {
                 writerSql.exec(ddl);
             }
+            SqliteDialect.addHeadColumns(writerSql);
             writerSql.exec("PRAGMA wal_autocheckpoint = " + settings.sqliteWalPages());
             checkpointer = new Checkpointer(open(file), CHECKPOINT_MS);
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
@@ -314,9 +315,15 @@ public final class SqliteStore extends SqlStore implements EventLog {
     @Override
     public void scanParts(Namespace ns, Filter filter, ReadMode mode, int parts,
                           IntFunction<Consumer<StoredDocument>> sinkOfPart) {
+        scanParts(ns, filter, null, mode, parts, sinkOfPart);
+    }
+
+    @Override
+    public void scanParts(Namespace ns, Filter filter, java.util.Set<String> names, ReadMode mode, int parts,
+                          IntFunction<Consumer<StoredDocument>> sinkOfPart) {
         QueryTime time = QueryTime.start(queryTimeoutMs);
         read(true, time, sql -> {
-            engine.scanParts(sql, requireColl(catalog, ns), filter, time, parts, sinkOfPart);
+            engine.scanParts(sql, requireColl(catalog, ns), filter, names, time, parts, sinkOfPart);
             return null;
         });
     }

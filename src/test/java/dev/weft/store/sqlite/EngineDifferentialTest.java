@@ -98,7 +98,47 @@ public class EngineDifferentialTest {
         assertThat(evaluated.get()).isEqualTo(6);
     }
 
+    /**
+     * Heads ({@code DocumentHead}) of a budget that holds some fields of a document and not
+     * others, a field small in one document and nested or large in the next, and a third of the
+     * rows with no head at all (as written before heads): the same answers.
+     */
+    @Test
+    void headsOfAnySizeOrNoneAnswerLikeTheReferenceEvaluator() {
+        for (String budget : List.of("24", "48", "96")) {
+            Path data = dir.resolve("heads-" + budget);
+            try (SqliteStore store = StoreTesting.open(data, "--document-head-bytes", budget)) {
+                check(store, () -> withoutHeadsEveryThirdRow(data));
+            }
+        }
+    }
+
+    /** Sets head and rest NULL in about a third of the document rows, as a data directory written before heads has them. */
+    static void withoutHeadsEveryThirdRow(Path data) {
+        try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + data.resolve("weft.db"));
+             var s = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (var rs = s.executeQuery("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'd[0-9]*'")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            int changed = 0;
+            for (String table : tables) {
+                changed += s.executeUpdate("UPDATE " + table + " SET head = NULL, rest = NULL WHERE length(body) % 3 = 0");
+            }
+            assertThat(changed).isBetween(50, 350);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     public void check(Store store) {
+        check(store, () -> {});
+    }
+
+    /** {@link #check(Store)}, {@code afterInsert} run once the documents are stored. */
+    public void check(Store store, Runnable afterInsert) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         RandomQueries rq = new RandomQueries(seed);
         store.putDatabase("engine", JSON.parseObject("{}".getBytes(), "db"), Optional.empty());
@@ -112,6 +152,7 @@ public class EngineDifferentialTest {
             docs.add(JSON.parseObject(JSON.bytes(d), "doc"));
         }
         assertThat(store.write(new WriteOp.InsertMany(NS, batch)).ok()).isTrue();
+        afterInsert.run();
         store.createIndex(NS, new IndexSpec("ab_1", List.of(new IndexField("a.b", 1)), false));
         int compared = 0;
         for (int q = 0; q < 500; q++) {
