@@ -94,12 +94,12 @@ final class Accumulators {
     }
 
     /** How many bytes a sum newly holds once it is a double: its exact total, bounded ({@link ExactDoubles}). */
-    private static long grownBy(Numbers.Sum sum, boolean wasDouble) {
+    private static long grownBy(ExactSum sum, boolean wasDouble) {
         return !wasDouble && sum.isDouble() ? ExactDoubles.BYTES : 0;
     }
 
     private static final class Sum implements Integral {
-        private final Numbers.Sum sum = new Numbers.Sum(true);
+        private final ExactSum sum = new ExactSum();
 
         @Override
         public void addIntegral(long v, int kind) {
@@ -129,7 +129,7 @@ final class Accumulators {
 
     /** The exact sum of the numbers (as {@code $sum}'s) over their count, so its answer does not depend on their order either. */
     private static final class Avg implements Integral {
-        private final Numbers.Sum sum = new Numbers.Sum(true);
+        private final ExactSum sum = new ExactSum();
         private long count;
 
         @Override

@@ -19,15 +19,15 @@ final class ArithmeticOps {
         ops.put("$multiply", (args, p, name) -> {
             List<Expr> a = p.args(name, args, 0, Integer.MAX_VALUE);
             return s -> {
-                JsonNode product = Numbers.integral(1, 0);
+                Numbers.Product product = new Numbers.Product();
                 for (Expr e : a) {
                     JsonNode v = e.eval(s);
                     if (AggValues.isNullish(v)) {
                         return NullNode.getInstance();
                     }
-                    product = Numbers.multiply(product, number(name, v));
+                    product.multiply(number(name, v));
                 }
-                return product;
+                return product.value();
             };
         });
         ops.put("$divide", (args, p, name) -> binary(p.args(name, args, 2, 2), (a, b) -> {

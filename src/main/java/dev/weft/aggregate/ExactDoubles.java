@@ -105,6 +105,11 @@ final class ExactDoubles {
 
     /** The total, rounded to the nearest double (ties to even; past the largest double, an infinity). */
     double value() {
+        return plus(BigInteger.ZERO);
+    }
+
+    /** The total plus the whole number {@code whole}, rounded once as {@link #value} rounds. */
+    double plus(BigInteger whole) {
         if (nan || positiveInfinity && negativeInfinity) {
             return Double.NaN;
         }
@@ -119,6 +124,7 @@ final class ExactDoubles {
         for (int i = WORDS - 1; i >= 0; i--) {
             units = units.shiftLeft(32).add(BigInteger.valueOf(digits[i]));
         }
+        units = units.add(whole.shiftLeft(1074)); // in units of 2^-1074
         return units.signum() == 0 ? 0.0 : new BigDecimal(units).multiply(UNIT).doubleValue();
     }
 }

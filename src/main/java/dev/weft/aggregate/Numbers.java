@@ -33,55 +33,28 @@ final class Numbers {
     }
 
     /**
-     * A running sum that keeps MongoDB's result type ({@code $add}, {@code $sum}, {@code $avg}).
-     * Whole numbers are added exactly as a long; once a double comes (or a long overflows), the sum
-     * is a double: added in order for {@code $add}, or kept exact and rounded once
-     * ({@link ExactDoubles}) for the accumulators, whose partial sums over a scan read in parts
-     * must add up to the one-range answer.
+     * {@code $add}'s running sum, as MongoDB's: whole numbers added as a long while it does not
+     * overflow; from the first double, or from the long that overflows, a double for good, added
+     * in order (MongoDB's {@code ExpressionAdd}). The accumulators sum exactly instead
+     * ({@link ExactSum}).
      */
     static final class Sum {
         private long exact;
         private double approximate;
         private int kind;
-        /** Whether doubles are added exactly (an accumulator's sum) rather than in order ({@code $add}'s). */
-        private final boolean exactDoubles;
-        /** The exact sum once this sum is a double (made then: a whole-number sum holds none). */
-        private ExactDoubles doubles;
-
-        /** {@code $add}'s sum: doubles added in order. */
-        Sum() {
-            this(false);
-        }
-
-        /** With {@code exactDoubles}, an accumulator's sum: doubles added exactly, rounded when read. */
-        Sum(boolean exactDoubles) {
-            this.exactDoubles = exactDoubles;
-        }
 
         void add(JsonNode n) {
             int k = kind(n);
             if (k == 2 || kind == 2) {
                 toDouble();
-                if (doubles != null) {
-                    doubles.add(n.doubleValue());
-                } else {
-                    approximate += n.doubleValue();
-                }
+                approximate += n.doubleValue();
                 return;
             }
-            addIntegral(n.longValue(), k);
-        }
-
-        /** Adds an int ({@code k} 0) or a long (1), as {@link #add} adds a node holding it. */
-        void addIntegral(long v, int k) {
-            if (kind == 2) {
-                addToDouble(v);
-                return;
-            }
+            long v = n.longValue();
             long r = exact + v;
             if (((exact ^ r) & (v ^ r)) < 0) {
                 toDouble();
-                addToDouble(v);
+                approximate += v;
                 return;
             }
             exact = r;
@@ -90,73 +63,46 @@ final class Numbers {
 
         /** From now on a double, starting from the whole number summed so far. */
         private void toDouble() {
-            if (kind == 2) {
-                return;
-            }
-            kind = 2;
-            if (exactDoubles) {
-                doubles = new ExactDoubles();
-                doubles.add(exact);
-            } else {
+            if (kind != 2) {
+                kind = 2;
                 approximate = exact;
             }
         }
 
-        private void addToDouble(long v) {
-            if (doubles != null) {
-                doubles.add(v);
-            } else {
-                approximate += v;
-            }
-        }
-
-        /** Adds {@code other}'s total (a sum over another part of the same inputs; both accumulators' sums). */
-        void merge(Sum other) {
-            if (kind == 2 || other.kind == 2) {
-                toDouble();
-                if (other.kind == 2) {
-                    doubles.merge(other.doubles);
-                } else {
-                    doubles.add(other.exact);
-                }
-                return;
-            }
-            long r = exact + other.exact;
-            if (((exact ^ r) & (other.exact ^ r)) < 0) {
-                toDouble();
-                doubles.add(other.exact);
-                return;
-            }
-            exact = r;
-            kind = Math.max(kind, other.kind);
-        }
-
-        /** Whether the sum is a double (so it may hold up to {@link ExactDoubles#BYTES}). */
-        boolean isDouble() {
-            return kind == 2;
-        }
-
         JsonNode value() {
-            return kind == 2 ? of(asDouble()) : integral(exact, kind);
+            return kind == 2 ? of(approximate) : integral(exact, kind);
         }
 
         double asDouble() {
-            if (kind != 2) {
-                return exact;
-            }
-            return doubles != null ? doubles.value() : approximate;
+            return kind == 2 ? approximate : exact;
         }
     }
 
-    static JsonNode multiply(JsonNode a, JsonNode b) {
-        int k = Math.max(kind(a), kind(b));
-        if (k == 2) {
-            return of(a.doubleValue() * b.doubleValue());
+    /**
+     * {@code $multiply}'s running product, as MongoDB's {@code ExpressionMultiply}: a long product
+     * and a double product of the same factors kept side by side; the long one while every factor
+     * is whole and it does not overflow, else the double one, whose factors were all multiplied
+     * as doubles in order (not the last exact long times the rest).
+     */
+    static final class Product {
+        private long whole = 1;
+        private double approximate = 1;
+        private int kind;
+
+        void multiply(JsonNode n) {
+            kind = Math.max(kind, kind(n));
+            approximate *= n.doubleValue();
+            if (kind < 2) {
+                try {
+                    whole = Math.multiplyExact(whole, n.longValue());
+                } catch (ArithmeticException overflow) {
+                    kind = 2;
+                }
+            }
         }
-        try {
-            return integral(Math.multiplyExact(a.longValue(), b.longValue()), k);
-        } catch (ArithmeticException overflow) {
-            return of(a.doubleValue() * b.doubleValue());
+
+        JsonNode value() {
+            return kind == 2 ? of(approximate) : integral(whole, kind);
         }
     }
 

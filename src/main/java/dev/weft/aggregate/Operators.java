@@ -21,6 +21,7 @@ final class Operators {
         ArrayOps.register(ALL);
         TypeOps.register(ALL);
         DateOps.register(ALL);
+        AccumulatorOps.register(ALL);
     }
 
     private Operators() {}

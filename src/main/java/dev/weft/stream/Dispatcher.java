@@ -51,6 +51,11 @@ final class Dispatcher {
     private volatile boolean stopping;
     /** Dispatcher only: the budget of the subscriber being matched, reset for each. */
     private final MatchBudget budget;
+    /**
+     * Dispatcher only: the first pass's bound on the access rule's own tests, reset for each
+     * match; past it the subscriber waits for the second pass, where the rule is unbounded.
+     */
+    private final MatchBudget ruleTests = MatchBudget.of(QUICK_TESTS);
     /** Dispatcher only: subscribers whose queue filled during the current event, cut off after it. */
     private final List<Subscriber> full = new ArrayList<>();
     /** Dispatcher only: subscribers whose match ran past {@link #QUICK_TESTS}, matched after the others. */
@@ -178,7 +183,7 @@ final class Dispatcher {
             if (!costly.isEmpty()) {
                 answers.clear(); // the second pass has the whole budget
                 for (Subscriber s : costly) {
-                    consider(s, v, matcher.budget);
+                    consider(s, v, matcher.budget, MatchBudget.UNLIMITED);
                 }
                 costly.clear();
                 fanout.flush();
@@ -207,23 +212,24 @@ final class Dispatcher {
         if (Matcher.drops(s, v)) {
             invalidated.add(s); // ended after the walk of the group, which it leaves
         }
-        consider(s, v, Math.min(matcher.budget, QUICK_TESTS));
+        ruleTests.reset(QUICK_TESTS);
+        consider(s, v, Math.min(matcher.budget, QUICK_TESTS), ruleTests);
     }
 
     /**
-     * Queues {@code v} on {@code s} if it matches within {@code tests} value tests, matched once
-     * per class of equal queries ({@link Answers}). Past them, a
-     * first pass leaves {@code s} to the second ({@link #costly}); past the whole budget,
-     * {@code s} is ended after the event.
+     * Queues {@code v} on {@code s} if it matches with its filter within {@code tests} value tests
+     * and its access rule within {@code rule}, matched once per class of equal queries
+     * ({@link Answers}). Past them, a first pass leaves {@code s} to the second ({@link #costly});
+     * past the whole budget, {@code s} is ended after the event (its rule never ends it).
      */
-    private void consider(Subscriber s, EventView v, long tests) {
+    private void consider(Subscriber s, EventView v, long tests, MatchBudget rule) {
         StreamQuery q = s.query();
         EventFrame frame = answers.get(q);
         if (frame == Answers.UNKNOWN) {
-            frame = matcher.matchWithin(q, v, budget, tests);
+            frame = matcher.matchWithin(q, v, budget, tests, rule);
             answers.put(q, frame);
         }
-        if (frame == Matcher.TOO_COSTLY && tests < matcher.budget) {
+        if (frame == Matcher.RULE_DEFERRED || frame == Matcher.TOO_COSTLY && tests < matcher.budget) {
             costly.add(s);
             return;
         }

@@ -233,7 +233,7 @@ public final class RandomPipelines {
     private JsonNode operator(int depth) {
         JsonNode x = expression(depth - 1);
         JsonNode y = expression(depth - 1);
-        return switch (random.nextInt(18)) {
+        return switch (random.nextInt(20)) {
             case 0 -> op("$add", guardedNumber(x), guardedNumber(y));
             case 1 -> op("$multiply", guardedNumber(x), F.numberNode(random.nextInt(5) - 2));
             case 2 -> op("$subtract", guardedNumber(x), guardedNumber(y));
@@ -256,6 +256,9 @@ public final class RandomPipelines {
             case 15 -> op("$cond", F.objectNode().set("$isArray", x),
                     op("$arrayElemAt", x, F.numberNode(random.nextInt(3) - 1)), x);
             case 16 -> truth(op("$in", x, F.arrayNode().add(literal()).add(literal())));
+            // the accumulators as expressions: one argument (an array is taken element by element), or several
+            case 17 -> F.objectNode().set(pick("$sum", "$avg", "$min", "$max"), x);
+            case 18 -> op(pick("$sum", "$avg", "$min", "$max"), x, y);
             default -> op("$concat", F.stringNode("<"), op("$cond",
                     op("$eq", F.objectNode().set("$type", x), F.stringNode("string")), x, F.stringNode("?")));
         };

@@ -71,6 +71,21 @@ class StagesTest {
                 row("$sum ignores non-numbers, $avg of none is null", "[{$group: {_id: null, s: {$sum: '$a'}, a: {$avg: '$b'}}}]",
                         "[{a: 1}, {a: 'x'}, {a: 2.5}]", "[{_id: null, s: 3.5, a: null}]"),
                 row("$group of nothing", "[{$group: {_id: null, n: {$sum: 1}}}]", "[]", "[]"),
+                // https://www.mongodb.com/docs/manual/reference/operator/aggregation/min/ (and max/): values of
+                // different types compare in BSON order (numbers < strings < objects < arrays < booleans),
+                // null and missing are passed over, and with nothing else the result is null;
+                // https://www.mongodb.com/docs/manual/reference/operator/aggregation/last/#missing-values
+                row("$min $max across types in BSON order", "[{$group: {_id: null, lo: {$min: '$a'}, hi: {$max: '$a'}}}]",
+                        "[{a: 'x'}, {a: null}, {}, {a: 5}, {a: {k: 1}}, {a: [1]}, {a: true}]",
+                        "[{_id: null, lo: 5, hi: true}]"),
+                row("$min $max without a string, object or boolean", "[{$group: {_id: null, lo: {$min: '$a'}, hi: {$max: '$a'}}}]",
+                        "[{a: 'x'}, {a: {k: 1}}, {a: [0]}, {a: 2.5}]", "[{_id: null, lo: 2.5, hi: [0]}]"),
+                row("$min $max of only null and missing is null", "[{$group: {_id: null, lo: {$min: '$a'}, hi: {$max: '$a'}}}]",
+                        "[{a: null}, {}]", "[{_id: null, lo: null, hi: null}]"),
+                row("$last of a missing value is null", "[{$group: {_id: null, l: {$last: '$x'}, f: {$first: '$x'}}}]",
+                        "[{x: 1}, {}]", "[{_id: null, l: null, f: 1}]"),
+                row("$avg of no numbers is null, $sum of none 0", "[{$group: {_id: null, a: {$avg: '$x'}, s: {$sum: '$x'}}}]",
+                        "[{x: 'a'}, {x: null}, {}, {x: [1, 2]}]", "[{_id: null, a: null, s: 0}]"),
                 row("seed-003 map-reduce", "[{$group: {_id: null, n: {$sum: {$size: {$split: ['$f', '.']}}}}}]",
                         "[{f: 'a.b'}, {f: 'c'}, {f: 'd.e.f'}]", "[{_id: null, n: 6}]"),
                 row("$sort mixed types, missing with null", "[{$sort: {age: 1, _id: -1}}, {$project: {_id: 1}}]", PEOPLE,

@@ -86,6 +86,70 @@ class HostileReadPathsHttpTest {
         }
     }
 
+    /**
+     * Bob shares notes by listing readers; alice may read a note she owns or one whose
+     * {@code readers} names her. Bob writes notes whose reader lists hold 20,000 names, past the
+     * stream's budget (40) and the dispatcher's quick pass (10,000 tests): the rule's own cost is
+     * the server's, never charged to her, so hidden ones neither end her stream (were they charged,
+     * bob could end it at will, and whether it ended would say what his notes hold) nor keep the
+     * shared one from her. Live and replayed, she gets exactly her events.
+     */
+    @Test
+    void theRulesOwnCostOnAHiddenDocumentNeverEndsHerStream() throws Exception {
+        send(weft, "admin", "PUT", "/db/shares", null);
+        assertThat(send(weft, "admin", "POST", "/weft/acl", """
+                [{"_id":"shares-read","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/shares') and method(GET)",
+                  "readFilter":{"$or":[{"owner":"@user._id"},{"readers":"@user._id"}]}},
+                 {"_id":"shares-write","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/shares') and not method(GET)",
+                  "writeFilter":{"owner":"@user._id"},"protectedFields":["owner"],
+                  "mergeRequest":{"owner":"@user._id"}}]""").statusCode()).isEqualTo(200);
+        String filter = "/db/shares/_streams?filter=" + q("{\"kind\":\"note\"}");
+        List<String> expected = List.of("b-shared", "a-1", "a-end");
+        try (Ws alice = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("alice"));
+             Ws admin = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("admin"))) {
+            for (String[] note : new String[][] {{"b-hidden-1", "carol"}, {"b-shared", "alice"}, {"b-hidden-2", "dave"}}) {
+                HttpResponse<String> r = send(weft, "bob", "POST", "/db/shares",
+                        "{\"_id\":\"" + note[0] + "\",\"kind\":\"note\",\"readers\":" + readers(20_000, note[1]) + "}");
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            }
+            for (String id : List.of("a-1", "a-end")) {
+                assertThat(send(weft, "alice", "POST", "/db/shares", "{\"_id\":\"" + id + "\",\"kind\":\"note\"}")
+                        .statusCode()).isEqualTo(201);
+            }
+            assertThat(idsUntil(admin, "a-end")).as("bob's notes were written")
+                    .containsExactly("b-hidden-1", "b-shared", "b-hidden-2", "a-1", "a-end");
+            assertThat(idsUntil(alice, "a-end")).containsExactlyElementsOf(expected);
+            assertThat(alice.ended).isNotDone();
+        }
+        try (Ws replay = Ws.open(weft, filter + "&resumeAfter=0000000000000000", true,
+                AuthorizationMatrixTest.authorization("alice"))) {
+            assertThat(idsUntil(replay, "a-end")).as("replayed").containsExactlyElementsOf(expected);
+            assertThat(replay.ended).isNotDone();
+        }
+    }
+
+    /** A JSON array of {@code n} reader names, the last of them {@code last}. */
+    private static String readers(int n, String last) {
+        StringBuilder a = new StringBuilder("[");
+        for (int i = 0; i < n - 1; i++) {
+            a.append("\"reader").append(i).append("\",");
+        }
+        return a.append('"').append(last).append("\"]").toString();
+    }
+
+    /** The {@code _id}s of the events {@code stream} receives up to and including {@code last}'s. */
+    private static List<String> idsUntil(Ws stream, String last) throws InterruptedException {
+        List<String> out = new ArrayList<>();
+        while (out.isEmpty() || !out.getLast().equals(last)) {
+            JsonNode e = stream.poll(10_000);
+            assertThat(e).as("events so far " + out + ", stream: " + stream.ended.getNow("open")).isNotNull();
+            out.add(e.get("documentKey").get("_id").asString());
+        }
+        return out;
+    }
+
     private List<String> ids(String who, String path) throws Exception {
         HttpResponse<String> r = send(weft, who, "GET", path, null);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);

@@ -135,6 +135,19 @@ final class MongomockDeviations {
             // comparison with a missing operand makes the whole expression missing
             return Optional.of("an expression comparing a missing value");
         }
+        boolean apart = name.equals("$bucket")
+                ? takesOneOperandApart(pipeline, k, documents, false, spec.path("groupBy"))
+                        || takesOneOperandApart(pipeline, k, documents, true, spec.path("output"))
+                : !name.equals("$match") && takesOneOperandApart(pipeline, k, documents, name.equals("$group"), spec);
+        if (apart) {
+            // with one operand, $sum/$avg/$min/$max as expressions accumulate the elements of an
+            // array and any other value alone ("With a single expression as its operand, if the
+            // expression resolves to an array, $sum traverses into the array";
+            // https://www.mongodb.com/docs/manual/reference/operator/aggregation/sum/, avg/, min/,
+            // max/); mongomock iterates a field path's value (failing on a number or a missing
+            // one) and takes any other operand as an argument list
+            return Optional.of("$sum/$avg/$min/$max expression with one operand that is not an array field");
+        }
         switch (name) {
             case "$match" -> {
                 for (String op : List.of("$gt", "$gte", "$lt", "$lte")) {
@@ -241,6 +254,44 @@ final class MongomockDeviations {
                 }
             }
             if (comparesMissing(pipeline, k, documents, e.getValue())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final List<String> ACCUMULATOR_EXPRESSIONS = List.of("$sum", "$avg", "$min", "$max");
+
+    /**
+     * Whether {@code node} (a stage's spec; with {@code accumulators}, a {@code $group}'s or a
+     * {@code $bucket}'s output, whose fields' own operators are accumulators, not expressions) holds
+     * {@code $sum $avg $min $max} as an expression with one operand that is not a field path
+     * taking only arrays over what reaches stage {@code k}.
+     */
+    private static boolean takesOneOperandApart(JsonNode pipeline, int k, List<JsonNode> documents, boolean accumulators, JsonNode node) {
+        if (node.isArray()) {
+            for (JsonNode v : node) {
+                if (takesOneOperandApart(pipeline, k, documents, false, v)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (!node.isObject()) {
+            return false;
+        }
+        for (var e : node.properties()) {
+            JsonNode operand = e.getValue();
+            if (!accumulators && ACCUMULATOR_EXPRESSIONS.contains(e.getKey()) && !(operand.isArray() && operand.size() > 1)) {
+                JsonNode one = operand.isArray() && operand.size() == 1 ? operand.get(0) : operand;
+                if (operand.isArray() || !one.isString()
+                        || !values(pipeline, k, documents, one).stream().allMatch(JsonNode::isArray)) {
+                    return true;
+                }
+            }
+            boolean fieldsOfAccumulators = accumulators && !e.getKey().equals("_id") && operand.isObject();
+            JsonNode inner = fieldsOfAccumulators && operand.size() == 1 ? operand.properties().iterator().next().getValue() : operand;
+            if (takesOneOperandApart(pipeline, k, documents, false, inner)) {
                 return true;
             }
         }

@@ -330,6 +330,52 @@ class TextSearchHttpTest {
         }
     }
 
+    /**
+     * Two words under the pair cut (river in nearly every document: its idf at FTS5's floor, so
+     * only the documents holding both or stone alone are ranked) with a filter term ANDed that
+     * keeps alice's 45 of 1,840 matches, spread over the whole ranking: stone alone at the top,
+     * both words in the middle, river alone at the bottom (past the cut's rounds, from the full
+     * ranking). Paged by 15, the pages are the full ranking's order with the others left out,
+     * scores and all, none twice.
+     */
+    @Test
+    void aFilterTermWithTwoWordsUnderTheCutPagesInTheRankingsOrder() throws Exception {
+        try (TestServer server = new TestServer()) {
+            StringBuilder docs = new StringBuilder("[");
+            for (int i = 0; i < 300; i++) {
+                docs.append("{\"_id\":\"c").append(i).append("\",\"owner\":\"").append(i % 10 == 0 ? "alice" : "bob")
+                        .append("\",\"text\":\"river stone").append(" sand".repeat(i % 4)).append("\"},");
+            }
+            for (int i = 0; i < 1500; i++) {
+                docs.append("{\"_id\":\"r").append(i).append("\",\"owner\":\"").append(i % 300 == 0 ? "alice" : "bob")
+                        .append("\",\"text\":\"river").append(" sand".repeat(i % 3)).append("\"},");
+            }
+            for (int i = 0; i < 40; i++) {
+                docs.append("{\"_id\":\"s").append(i).append("\",\"owner\":\"").append(i % 4 == 0 ? "alice" : "bob")
+                        .append("\",\"text\":\"stone stone").append(" stone".repeat(i % 2)).append("\"},");
+            }
+            notesWithTextIndexAndRules(server, docs);
+            String keysAndSort = "&keys=" + q("{\"owner\":1,\"s\":{\"$meta\":\"textScore\"}}")
+                    + "&sort=" + q("{\"s\":{\"$meta\":\"textScore\"}}");
+            List<String> all = new ArrayList<>(); // the whole ranking (pages of 1,000: more than the documents holding both, no cut)
+            for (int page = 1; page <= 2; page++) {
+                all.addAll(scored(send(server, "admin", "GET",
+                        "/db/notes?filter=" + q(search("river stone")) + keysAndSort + "&pagesize=1000&page=" + page, null), true));
+            }
+            assertThat(all).hasSize(45);
+            assertThat(all.getFirst()).startsWith("s");
+            assertThat(all.getLast()).startsWith("r");
+            String alicesOnly = "/db/notes?filter=" + q("{\"owner\":\"alice\"," + search("river stone").substring(1)) + keysAndSort;
+            List<String> paged = new ArrayList<>();
+            for (int page = 1; page <= 3; page++) {
+                List<String> one = scored(send(server, "admin", "GET", alicesOnly + "&pagesize=15&page=" + page, null), false);
+                assertThat(one).as("page " + page).hasSize(15);
+                paged.addAll(one);
+            }
+            assertThat(paged).isEqualTo(all);
+        }
+    }
+
     /** Users, /db/notes holding {@code docs} (a JSON array left open after its last comma), its text index on text, and the access rules. */
     private static void notesWithTextIndexAndRules(TestServer server, StringBuilder docs) throws Exception {
         AuthorizationMatrixTest.users(server);

@@ -128,18 +128,68 @@ class Fts5TopTest {
                         continue;
                     }
                     cut++;
-                    List<TextPostings.Ranked> full = everyDocumentScored(postings, sql, List.of(a, b));
-                    assertThat(pair).as(context).hasSize(n);
-                    double last = pair.getLast().score();
-                    int above = (int) pair.stream().filter(r -> r.score() != last).count();
-                    assertThat(ids(pair.subList(0, above))).as(context).isEqualTo(ids(full.subList(0, above)));
-                    assertThat(scores(pair)).as(context).isEqualTo(scores(full.subList(0, n)));
-                    assertThat(ids(full.subList(0, n + (int) full.subList(n, full.size()).stream().filter(r -> r.score() == last).count())))
-                            .as(context).containsAll(ids(pair));
+                    assertIsTheFullOrdersBeginning(pair, everyDocumentScored(postings, sql, List.of(a, b)), n, context);
                 }
             }
             assertThat(cut).as("seed=" + seed + ": pairs the cut applied to").isGreaterThan(10);
         }
+    }
+
+    /**
+     * The cut where it is easiest to get wrong: a word in every document (its idf at FTS5's floor,
+     * 1e-6, so its bound is below any theta), a word only in the title (weight 10), groups of
+     * identical documents whose equal scores straddle the n-th place, and a title word whose
+     * documents without the other must still be ranked (their bound is above theta). For every pair and n the cut applies to, its n
+     * documents are the full order's; and top's page (which fetches the n-th's group of equal
+     * scores whole) is a beginning of the full order, ids, order and scores.
+     */
+    @Test
+    void theCutKeepsTiesAWordInEveryDocumentAndTitleOnlyWords() throws SQLException {
+        Fts5Postings postings = new Fts5Postings(0, new PendingPostings());
+        try (Connection c = open(postings)) {
+            SqlConnection sql = new SqlConnection(c);
+            for (int i = 0; i < 400; i++) {
+                String title = (i % 4 == 0 ? "head" : "x") + (i % 5 == 0 ? " top" : "");
+                String body = "every" + (i % 3 == 0 ? " both" : "") + (i % 8 == 0 ? " tail" : "") + (i % 2 == 0 ? " mid" : "")
+                        + " filler".repeat(i % 5);
+                postings.add(sql, "ix", INDEX, id(i), List.of(title, body));
+            }
+            c.commit();
+            int cut = 0;
+            // top's documents without mid score about as those with both (mid's idf is at the floor too): they must be ranked
+            String[][] pairs = {{"head", "every"}, {"every", "head"}, {"both", "every"}, {"head", "both"}, {"both", "head"},
+                {"tail", "both"}, {"top", "mid"}, {"mid", "top"}};
+            for (String[] words : pairs) {
+                List<TextPostings.Ranked> full = everyDocumentScored(postings, sql, List.of(words));
+                for (int n : new int[] {1, 7, 20, 33, 50, 99}) {
+                    String context = "words=" + List.of(words) + " n=" + n;
+                    List<TextPostings.Ranked> pair = new Fts5PairTop(sql, "ix", INDEX, words[0], words[1]).best(n);
+                    if (pair != null) {
+                        cut++;
+                        assertIsTheFullOrdersBeginning(pair, full, n, context);
+                    }
+                    List<TextPostings.Ranked> top = postings.top(sql, "ix", INDEX, List.of(words), n).ranked();
+                    assertThat(ids(top)).as(context).isEqualTo(ids(full.subList(0, top.size())));
+                    assertThat(scores(top)).as(context).isEqualTo(scores(full.subList(0, top.size())));
+                }
+            }
+            assertThat(cut).as("pairs and sizes the cut applied to").isGreaterThan(12);
+        }
+    }
+
+    /**
+     * A cut's n documents against the full order: the same n scores; the same ids above the
+     * n-th's score; of that score, ids the full order has at that score.
+     */
+    private static void assertIsTheFullOrdersBeginning(List<TextPostings.Ranked> pair, List<TextPostings.Ranked> full, int n,
+                                                       String context) {
+        assertThat(pair).as(context).hasSize(n);
+        double last = pair.getLast().score();
+        int above = (int) pair.stream().filter(r -> r.score() != last).count();
+        assertThat(ids(pair.subList(0, above))).as(context).isEqualTo(ids(full.subList(0, above)));
+        assertThat(scores(pair)).as(context).isEqualTo(scores(full.subList(0, n)));
+        assertThat(ids(full.subList(0, n + (int) full.subList(n, full.size()).stream().filter(r -> r.score() == last).count())))
+                .as(context).containsAll(ids(pair));
     }
 
     /**
