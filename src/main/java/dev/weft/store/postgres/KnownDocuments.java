@@ -1,14 +1,13 @@
 package dev.weft.store.postgres;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The stored bytes of documents this node wrote or read last, by table and encoded {@code _id},
- * up to a bound in bytes (least recently used first out): what a replace, an update or a delete
- * may assume is stored, to send its whole transaction in one round trip instead of reading the
+ * up to a bound in bytes (about the least recently used first out: a clock, see {@link Stripe}):
+ * what a replace, an update or a delete may assume is stored, to send its whole transaction in one round trip instead of reading the
  * locked document first ({@link PgPipeline#assumedBody}). An entry is only a guess: the write's
  * first statement locks the row and fails the transaction unless the stored bytes are these
  * ({@link PgWrites#EXPECT}, "version"), and the write is then run again reading the document.
@@ -126,10 +125,31 @@ final class KnownDocuments {
         return stripes[Math.floorMod(key.hashCode(), STRIPES)];
     }
 
-    /** One lock's share of the entries, in access order. */
+    /**
+     * One lock's share of the entries, evicted by a clock (second chance): entries sit in the
+     * order they came, each with a bit set when it is used; eviction takes the oldest, and one
+     * whose bit is set gets its bit cleared and goes to the back instead. This keeps about what
+     * least-recently-used keeps, but a hit only sets a {@code boolean}: an access-ordered map
+     * relinked its entries on every read, reference stores into old objects that every young
+     * collection then scanned (decision 0008, amendment). Invariant: every entry of
+     * {@link #entries} is in {@link #clock} exactly once; the clock also holds removed entries
+     * (marked) until it reaches them or is compacted.
+     */
     private static final class Stripe {
+        private static final class Entry {
+            final Key key;
+            byte[] body;
+            boolean used;
+            boolean removed;
+
+            Entry(Key key) {
+                this.key = key;
+            }
+        }
+
         private final long maxBytes;
-        private final LinkedHashMap<Key, byte[]> entries = new LinkedHashMap<>(64, 0.75f, true);
+        private final HashMap<Key, Entry> entries = new HashMap<>();
+        private final ArrayDeque<Entry> clock = new ArrayDeque<>();
         /** Shared documents (keys of {@link #entries} only): matching locked reads still needed to lift the mark. */
         private final HashMap<Key, Integer> shared = new HashMap<>();
         private long bytes;
@@ -139,8 +159,14 @@ final class KnownDocuments {
         }
 
         synchronized byte[] assumable(Key key) {
-            byte[] body = entries.get(key);
-            return body == TAKEN || shared.containsKey(key) ? null : body;
+            Entry e = entries.get(key);
+            if (e == null) {
+                return null;
+            }
+            if (!e.used) {
+                e.used = true;
+            }
+            return e.body == TAKEN || shared.containsKey(key) ? null : e.body;
         }
 
         synchronized int sharedReads(Key key) {
@@ -148,7 +174,7 @@ final class KnownDocuments {
         }
 
         synchronized void readLocked(Key key, byte[] stored) {
-            byte[] body = entries.get(key);
+            byte[] body = body(key);
             if (body == null || body == TAKEN) {
                 return;
             }
@@ -160,35 +186,59 @@ final class KnownDocuments {
         }
 
         synchronized void put(Key key, byte[] body) {
-            byte[] old = entries.put(key, body);
-            bytes += body.length + key.id().length - (old == null ? 0 : old.length + key.id().length);
-            var it = entries.entrySet().iterator();
-            while (bytes > maxBytes && it.hasNext()) {
-                Map.Entry<Key, byte[]> eldest = it.next();
-                bytes -= eldest.getValue().length + eldest.getKey().id().length;
-                shared.remove(eldest.getKey());
-                it.remove();
+            Entry e = entries.get(key);
+            if (e == null) {
+                e = new Entry(key);
+                entries.put(key, e);
+                clock.addLast(e);
+                bytes += key.id().length;
+            } else {
+                bytes -= e.body.length;
+                e.used = true;
+            }
+            e.body = body;
+            bytes += body.length;
+            while (bytes > maxBytes && !clock.isEmpty()) {
+                Entry oldest = clock.pollFirst();
+                if (oldest.removed) {
+                    continue;
+                }
+                if (oldest.used) {
+                    oldest.used = false;
+                    clock.addLast(oldest);
+                } else {
+                    remove(oldest.key);
+                }
             }
         }
 
         /** {@code body} (null: removed) if the entry is {@code seen} (null: absent). */
         synchronized void replace(Key key, byte[] seen, byte[] body) {
-            if (entries.get(key) != seen) {
+            if (body(key) != seen) {
                 return;
             }
             if (body == null) {
                 remove(key);
-            } else {
+            } else if (seen == null || seen == TAKEN || !Arrays.equals(seen, body)) {
                 put(key, body);
             }
         }
 
         synchronized void remove(Key key) {
-            byte[] old = entries.remove(key);
+            Entry e = entries.remove(key);
             shared.remove(key);
-            if (old != null) {
-                bytes -= old.length + key.id().length;
+            if (e != null) {
+                e.removed = true;
+                bytes -= e.body.length + key.id().length;
+                if (clock.size() > 2 * entries.size() + 64) {
+                    clock.removeIf(x -> x.removed);
+                }
             }
+        }
+
+        private byte[] body(Key key) {
+            Entry e = entries.get(key);
+            return e == null ? null : e.body;
         }
     }
 }

@@ -43,9 +43,10 @@ import java.util.function.LongSupplier;
  * <p>Bounded by {@code held-rows-bytes}: the bodies, ids and a per-row overhead of every held
  * collection; a collection is held only while it fits whole in what is left. A collection found
  * too large is remembered (by its table), and such collections are read again one at a time, at
- * most one every {@link #RETRY_NANOS} over all of them: each such read costs the writer up to the
- * bound's worth of rows, so any number of large collections queried with literals costs it at most
- * one read per interval besides the first read of each table.
+ * most one every {@link #RETRY_NANOS} over all of them: each such read first sums the rows'
+ * lengths up to the bound ({@link #fits}) and reads the rows only if they now fit, so any number of
+ * large collections queried with literals costs the writer at most one such walk per interval
+ * besides the first read of each table (which makes no strings or sketches until the rows fit).
  */
 final class HeldCollections implements HeldRows {
     /** Counted per row beyond its id and body: the array slots, the String, its sketch and their headers. */
@@ -111,10 +112,13 @@ final class HeldCollections implements HeldRows {
             return;
         }
         long budget = maxBytes - bytes;
+        if (coll.table().equals(tooLarge.get(coll.ns())) && !fits(sql, coll.table(), budget)) {
+            refuse(coll.ns(), coll.table());
+            return;
+        }
         long size = 0;
         List<byte[]> ids = new ArrayList<>();
-        List<String> bodies = new ArrayList<>();
-        List<long[]> sketches = new ArrayList<>();
+        List<byte[]> stored = new ArrayList<>();
         PreparedStatement ps = sql.prepare("SELECT id, body FROM " + coll.table() + " ORDER BY id");
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -125,15 +129,43 @@ final class HeldCollections implements HeldRows {
                     refuse(coll.ns(), coll.table());
                     return;
                 }
-                String text = new String(body, StandardCharsets.ISO_8859_1);
                 ids.add(id);
-                bodies.add(text);
-                sketches.add(HeldText.sketch(text));
+                stored.add(body);
             }
+        }
+        // the strings and sketches only once the collection fits: a read refused made none
+        List<String> bodies = new ArrayList<>(stored.size());
+        List<long[]> sketches = new ArrayList<>(stored.size());
+        for (byte[] body : stored) {
+            String text = new String(body, StandardCharsets.ISO_8859_1);
+            bodies.add(text);
+            sketches.add(HeldText.sketch(text));
         }
         hold(coll.ns(), rows(coll.table(), ids, bodies, sketches), size);
         asked.remove(coll.ns());
         tooLarge.remove(coll.ns());
+    }
+
+    /**
+     * Whether the rows of {@code table} fit in {@code budget} bytes, summed as {@link #read} sums
+     * them, from their lengths alone: SQLite answers {@code length()} of a stored value from the
+     * record's header without copying the value, so a table found too large before costs its
+     * retry a walk of the rows up to the bound, not a copy of each body into Java
+     * (bench/results/regex-1m-held-2.txt: a 1M collection's retry, every 10 s while it is queried,
+     * cost the writer ~110-140 ms of CPU before, ~20-40 ms now). Only ever refuses a table {@link #read} would refuse: a value
+     * stored as TEXT has a {@code length()} in characters, never more than its bytes.
+     */
+    private static boolean fits(SqlConnection sql, String table, long budget) throws SQLException {
+        long size = 0;
+        try (ResultSet rs = sql.prepare("SELECT length(id), length(body) FROM " + table).executeQuery()) {
+            while (rs.next()) {
+                size += rs.getLong(1) + rs.getLong(2) + ROW_OVERHEAD;
+                if (size > budget) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**

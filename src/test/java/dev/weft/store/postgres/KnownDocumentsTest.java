@@ -36,6 +36,35 @@ class KnownDocumentsTest {
     }
 
     @Test
+    void aReadOfTheSameBytesKeepsTheEntrysArray() {
+        KnownDocuments known = new KnownDocuments(1 << 20);
+        byte[] k0 = bytes("{\"v\":0}");
+        known.put("d1", ID, k0);
+        known.replace("d1", ID, known.get("d1", ID), bytes("{\"v\":0}")); // a read found the bytes unchanged
+        assertThat(known.get("d1", ID)).isSameAs(k0);
+        byte[] seen = known.get("d1", ID);
+        byte[] k1 = bytes("{\"v\":1}");
+        known.put("d1", ID, k1); // a write committed while a read of the old bytes ran
+        known.replace("d1", ID, seen, bytes("{\"v\":0}"));
+        assertThat(known.get("d1", ID)).isSameAs(k1);
+        known.replace("d1", ID, k1, bytes("{\"v\":2}")); // other bytes: the read's become the entry
+        assertThat(known.get("d1", ID)).isEqualTo(bytes("{\"v\":2}"));
+    }
+
+    @Test
+    void aDocumentUsedAgainOutlivesOnesThatWereNotWhenTheBoundIsReached() {
+        KnownDocuments known = new KnownDocuments(16 * 1000); // about 18 documents of 50 bytes a stripe
+        byte[] hot = bytes("{\"v\":\"" + "h".repeat(42) + "\"}");
+        known.put("d1", id(0), hot);
+        for (int i = 1; i <= 2000; i++) {
+            known.put("d1", id(i), bytes("{\"v\":\"" + "x".repeat(42) + "\"}"));
+            assertThat(known.get("d1", id(0))).isSameAs(hot); // read again after every other write
+        }
+        assertThat(known.get("d1", id(1))).isNull(); // never used again: long gone
+        assertThat(known.get("d1", id(2000))).isNotNull(); // the newest stays
+    }
+
+    @Test
     void aReadNeverFillsTheEntryOfADocumentAWriteTook() {
         KnownDocuments known = new KnownDocuments(1 << 20);
         byte[] k0 = bytes("{\"v\":0}");
@@ -105,6 +134,10 @@ class KnownDocumentsTest {
         assertThat(known.shared("d1", ID)).isFalse();
         known.put("d1", ID, null); // deleted: the mark goes with the entry
         assertThat(known.shared("d1", ID)).isFalse();
+    }
+
+    private static byte[] id(int n) {
+        return bytes("user" + n);
     }
 
     private static byte[] bytes(String s) {
