@@ -21,6 +21,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * a copy is made may be left out of it: it is derived again when next met. So a lookup answers a
  * word's term or nothing, never another word's.
  *
+ * <p>The slots are twice as many as the words, rounded up to a power of two (at least
+ * {@link #MIN_SLOTS}): a lookup's slot is a cache miss, and a vocabulary of some thousands of
+ * words then keeps its slots in a few hundred KiB rather than the megabyte of the most words.
+ *
  * <p>Bounded: at most {@link #MAX_WORDS} words of at most {@link #MAX_WORD_BYTES} bytes, with
  * ASCII terms as short (a table that would hold more starts over with the words learnt since),
  * each found within {@link #MAX_PROBES} slots of its own: about 7 MiB at most per language.
@@ -28,13 +32,14 @@ import java.util.concurrent.locks.ReentrantLock;
 final class AsciiTerms {
     static final int MAX_WORDS = 1 << 16;
     static final int MAX_WORD_BYTES = 40;
-    private static final int SLOTS = MAX_WORDS * 2;
+    private static final int MAX_SLOTS = MAX_WORDS * 2;
+    private static final int MIN_SLOTS = 1024;
     private static final int MAX_PROBES = 32;
 
     /**
      * {@code slots}: per slot, the word's String hash (high 32 bits) and its entry's offset in
-     * {@code entries} plus one (low 32 bits; 0: empty). An entry is the word's length, its bytes,
-     * its term's length (0: a stop word) and its term's bytes.
+     * {@code entries} plus one (low 32 bits; 0: empty); their number is a power of two. An entry
+     * is the word's length, its bytes, its term's length (0: a stop word) and its term's bytes.
      */
     private record Table(long[] slots, byte[] entries, int used, int words) {}
 
@@ -59,14 +64,14 @@ final class AsciiTerms {
         long[] slots = t.slots;
         byte[] entries = t.entries;
         int length = end - start;
-        for (int probe = 0, i = slot(hash); probe < MAX_PROBES; probe++, i = (i + 1) & (SLOTS - 1)) {
+        int mask = slots.length - 1;
+        for (int probe = 0, i = slot(hash) & mask; probe < MAX_PROBES; probe++, i = (i + 1) & mask) {
             long slot = slots[i];
             if (slot == 0) {
                 return false;
             }
             int at = (int) slot - 1;
-            if ((int) (slot >>> 32) == hash && entries[at] == length
-                    && Arrays.equals(entries, at + 1, at + 1 + length, text, start, end)) {
+            if ((int) (slot >>> 32) == hash && entries[at] == length && same(entries, at + 1, text, start, length)) {
                 int term = at + 1 + length;
                 if (entries[term] > 0) {
                     into.add(entries, term + 1, term + 1 + entries[term]);
@@ -75,6 +80,16 @@ final class AsciiTerms {
             }
         }
         return false;
+    }
+
+    /** Whether {@code a[from, from + length)} and {@code b[start, start + length)} hold the same bytes (words are short: a loop beats a vector compare's set-up). */
+    private static boolean same(byte[] a, int from, byte[] b, int start, int length) {
+        for (int k = 0; k < length; k++) {
+            if (a[from + k] != b[start + k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Remembers {@code word}'s {@code term} (null: a stop word) for a next table; a word or term not kept here is left out. */
@@ -99,11 +114,18 @@ final class AsciiTerms {
         Map<String, String> adding = Map.copyOf(learnt);
         adding.keySet().forEach(learnt::remove);
         boolean startOver = old.words + adding.size() > MAX_WORDS;
-        long[] slots = startOver || old.words == 0 ? new long[SLOTS] : old.slots.clone();
+        int words = startOver ? 0 : old.words;
+        long[] slots = new long[slotsFor(words + adding.size())];
+        if (words > 0) {
+            for (long slot : old.slots) {
+                if (slot != 0) {
+                    slots[emptySlot(slots, (int) (slot >>> 32))] = slot; // the old table's words are distinct
+                }
+            }
+        }
         int need = (startOver ? 0 : old.used) + adding.entrySet().stream().mapToInt(e -> e.getKey().length() + e.getValue().length() + 2).sum();
         byte[] entries = Arrays.copyOf(startOver ? new byte[0] : old.entries, Math.max(need, 1024));
         int used = startOver ? 0 : old.used;
-        int words = startOver ? 0 : old.words;
         for (Map.Entry<String, String> e : adding.entrySet()) {
             byte[] word = e.getKey().getBytes(StandardCharsets.US_ASCII);
             int free = freeSlot(slots, entries, word);
@@ -123,10 +145,26 @@ final class AsciiTerms {
         return new Table(slots, entries, used, words);
     }
 
+    /** The slots of a table of {@code words}: twice as many, a power of two, between {@link #MIN_SLOTS} and {@link #MAX_SLOTS}. */
+    static int slotsFor(int words) {
+        return Math.clamp(Integer.highestOneBit(Math.max(1, words * 2 - 1)) * 2L, MIN_SLOTS, MAX_SLOTS);
+    }
+
+    /** The first empty slot from {@code hash}'s own (the table has at least twice as many slots as words, so one is free). */
+    private static int emptySlot(long[] slots, int hash) {
+        int mask = slots.length - 1;
+        int i = slot(hash) & mask;
+        while (slots[i] != 0) {
+            i = (i + 1) & mask;
+        }
+        return i;
+    }
+
     /** The slot {@code word} goes in, or -1 when it is there already or its slots are taken. */
     private static int freeSlot(long[] slots, byte[] entries, byte[] word) {
         int hash = new String(word, StandardCharsets.US_ASCII).hashCode();
-        for (int probe = 0, i = slot(hash); probe < MAX_PROBES; probe++, i = (i + 1) & (SLOTS - 1)) {
+        int mask = slots.length - 1;
+        for (int probe = 0, i = slot(hash) & mask; probe < MAX_PROBES; probe++, i = (i + 1) & mask) {
             long slot = slots[i];
             if (slot == 0) {
                 return i;
@@ -148,8 +186,9 @@ final class AsciiTerms {
         return true;
     }
 
+    /** A word's first slot in a table of {@link #MAX_SLOTS} slots (masked to a smaller table's). */
     private static int slot(int hash) {
         int h = hash * 0x9E3779B9;
-        return (h ^ (h >>> 15)) & (SLOTS - 1);
+        return (h ^ (h >>> 15)) & (MAX_SLOTS - 1);
     }
 }

@@ -31,6 +31,23 @@ final class TermsText {
         length += end - start;
     }
 
+    /**
+     * Makes room for {@code bytes} more bytes of terms (a hint: {@link #add} grows as it needs)
+     * and answers the length so far, for {@link #truncate}.
+     */
+    int reserve(int bytes) {
+        int need = length + 1 + bytes;
+        if (need > this.bytes.length) {
+            this.bytes = Arrays.copyOf(this.bytes, Math.max(need, this.bytes.length * 2));
+        }
+        return length;
+    }
+
+    /** Takes back the terms added since the length was {@code mark} ({@link #reserve}). */
+    void truncate(int mark) {
+        length = mark;
+    }
+
     @Override
     public String toString() {
         return new String(bytes, 0, length, StandardCharsets.UTF_8);

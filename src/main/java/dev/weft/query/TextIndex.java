@@ -110,14 +110,43 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
      * space): what a store's own full-text table holds of it.
      */
     public List<String> termsByWeight(JsonNode doc) {
-        List<Integer> classes = weightClasses();
-        TermsText[] out = new TermsText[classes.size()];
+        int[] distinct = distinctWeights();
+        TermsText[] out = new TermsText[distinct.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = new TermsText();
         }
         TextLanguage language = language(doc);
-        strings(doc, (text, weight) -> TextTokens.addTerms(text, language, out[classes.indexOf(weight)]));
-        return java.util.Arrays.stream(out).map(TermsText::toString).toList();
+        strings(doc, (text, weight) -> TextTokens.addTerms(text, language, out[heavier(distinct, weight)]));
+        String[] terms = new String[out.length];
+        for (int i = 0; i < out.length; i++) {
+            terms[i] = out[i].toString();
+        }
+        return List.of(terms);
+    }
+
+    /** The index's distinct weights, in no order: {@link #weightClasses} without sorting or boxing, as each inserted document asks. */
+    private int[] distinctWeights() {
+        int[] distinct = new int[weights.size()];
+        int seen = 0;
+        for (int w : weights.values()) {
+            boolean again = false;
+            for (int k = 0; k < seen && !again; k++) {
+                again = distinct[k] == w;
+            }
+            if (!again) {
+                distinct[seen++] = w;
+            }
+        }
+        return Arrays.copyOf(distinct, seen);
+    }
+
+    /** How many of the {@code distinct} weights are heavier than {@code weight}: a weight's place in {@link #weightClasses}. */
+    private static int heavier(int[] distinct, int weight) {
+        int count = 0;
+        for (int w : distinct) {
+            count += w > weight ? 1 : 0;
+        }
+        return count;
     }
 
     /**

@@ -110,20 +110,31 @@ final class TextTokens {
      * each of its {@link #words}, stop words left out. Text of ASCII characters alone (most text)
      * is cut here from its bytes, without a String per word: its words are runs of ASCII letters
      * and digits with apostrophes inside, their terms found in {@link AsciiTerms} by their bytes.
+     * The bytes are tested for ASCII as they are cut: at the first that is not, the terms added
+     * so far are taken back and the whole text goes the general way.
      */
     static void addTerms(String text, TextLanguage language, TermsText into) {
         byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-        if (!ascii(utf8)) {
+        int mark = into.reserve(utf8.length);
+        if (!addAsciiTerms(utf8, language, into)) {
+            into.truncate(mark);
             for (String word : words(text)) {
                 add(into, term(word, language, false, false));
             }
-            return;
         }
+    }
+
+    /** {@link #addTerms} of ASCII text from its UTF-8 bytes; false, part way, at a byte that is not ASCII. */
+    private static boolean addAsciiTerms(byte[] utf8, TextLanguage language, TermsText into) {
         AsciiTerms terms = ASCII_TERMS.get(language.ordinal());
         int n = utf8.length;
         int i = 0;
         while (i < n) {
-            if (!ASCII_WORD[utf8[i]]) {
+            byte kind = KIND[utf8[i] & 0xFF];
+            if (kind != WORD) {
+                if (kind == PAST_ASCII) {
+                    return false;
+                }
                 i++;
                 continue;
             }
@@ -132,7 +143,7 @@ final class TextTokens {
             do {
                 hash = 31 * hash + utf8[i];
                 i++;
-            } while (i < n && (ASCII_WORD[utf8[i]] || utf8[i] == '\'' && i + 1 < n && ASCII_WORD[utf8[i + 1]]));
+            } while (i < n && (KIND[utf8[i] & 0xFF] == WORD || utf8[i] == '\'' && i + 1 < n && KIND[utf8[i + 1] & 0xFF] == WORD));
             if (!terms.add(utf8, start, i, hash, into)) {
                 String word = new String(utf8, start, i - start, StandardCharsets.ISO_8859_1);
                 String term = term(word, language, false, false);
@@ -140,6 +151,7 @@ final class TextTokens {
                 terms.learn(word, term);
             }
         }
+        return true;
     }
 
     /** The index terms of ASCII words by language ({@link TextLanguage#ordinal}). */
@@ -151,21 +163,16 @@ final class TextTokens {
         }
     }
 
-    private static boolean ascii(byte[] utf8) {
-        for (byte b : utf8) {
-            if (b < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** What {@link #wordChar} is below U+0080, by character: an ASCII letter or digit. */
-    private static final boolean[] ASCII_WORD = new boolean[128];
+    /** What a byte of UTF-8 text is to {@link #addAsciiTerms}: a separator, a character of a word ({@link #wordChar} below U+0080: an ASCII letter or digit), or a byte past ASCII. */
+    private static final byte SEPARATOR = 0;
+    private static final byte WORD = 1;
+    private static final byte PAST_ASCII = 2;
+    /** {@link #SEPARATOR}, {@link #WORD} or {@link #PAST_ASCII} by unsigned byte value. */
+    private static final byte[] KIND = new byte[256];
 
     static {
-        for (int c = 0; c < 128; c++) {
-            ASCII_WORD[c] = Character.isLetterOrDigit(c);
+        for (int c = 0; c < 256; c++) {
+            KIND[c] = c >= 0x80 ? PAST_ASCII : Character.isLetterOrDigit(c) ? WORD : SEPARATOR;
         }
     }
 

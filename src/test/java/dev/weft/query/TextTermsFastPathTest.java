@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@link TextTokens#addTerms} (ASCII text cut from its bytes, terms from {@link AsciiTerms})
@@ -80,12 +82,73 @@ class TextTermsFastPathTest {
     void givesTheTermsOfTheGeneralPathOnEdgeCases() {
         for (String text : List.of("", " ", "'", "''", "a'", "'a", "a''b", "a'b'c", "don't'", "it's-", "A'B", "x'\u00e9",
                 "\u00e9'x", "Running runs RAN", "1'2", "the The THE", "ab\u0301c", "a".repeat(41), "b".repeat(40) + "s",
-                "Caf\u00e9 caf\u00e9 CAFE\u0301", "don\u2019t stop", "a\u00a0b", "tab\tnew\nline")) {
+                "Caf\u00e9 caf\u00e9 CAFE\u0301", "don\u2019t stop", "a\u00a0b", "tab\tnew\nline",
+                // a byte past ASCII late in the text, after terms were added, or inside and after a word's apostrophe
+                "running tables generously and then caf\u00e9", "ponies'\u00e9", "skies'x\u00e9 dying", "x\u0301",
+                // words as long as the packed table keeps and longer, ASCII and not
+                "connections".repeat(3) + "x".repeat(7), "connections".repeat(4), "Z".repeat(200) + "ing " + "q".repeat(39),
+                "\u00e9".repeat(40) + " " + "a".repeat(39) + "\u00e9", "\u0000\u007f\u0080\uffff runs")) {
             for (TextLanguage language : TextLanguage.values()) {
                 assertThat(fast(text, language)).as("%s in %s", text, language).isEqualTo(general(text, language));
                 assertThat(fast(text, language)).as("%s in %s", text, language).isEqualTo(general(text, language));
             }
         }
+    }
+
+    /** Text of several strings into one TermsText, as the strings of one weight class go: a string past ASCII takes back only its own terms. */
+    @Test
+    void stringsPastAsciiAfterAsciiOnesKeepTheTermsBeforeThem() {
+        Random random = new Random(5);
+        for (int i = 0; i < 5_000; i++) {
+            List<String> texts = List.of(randomText(random), randomText(random), randomText(random));
+            TermsText out = new TermsText();
+            List<String> expected = new ArrayList<>();
+            for (String text : texts) {
+                TextTokens.addTerms(text, TextLanguage.ENGLISH, out);
+                String general = general(text, TextLanguage.ENGLISH);
+                if (!general.isEmpty()) {
+                    expected.add(general);
+                }
+            }
+            assertThat(out.toString()).as("%s", texts).isEqualTo(String.join(" ", expected));
+        }
+    }
+
+    /** A document's terms by weight class against the classes worked out as before: sorted distinct weights, heaviest first. */
+    @Test
+    void aDocumentsTermsGoToTheClassOfTheirFieldsWeight() {
+        Random random = new Random(9);
+        Map<String, Integer> weights = Map.of("a", 10, "b", 1, "c", 10, "d", 5, "e", 1);
+        TextIndex index = new TextIndex(weights, TextLanguage.ENGLISH, TextIndex.DEFAULT_OVERRIDE);
+        List<Integer> classes = index.weightClasses();
+        assertThat(classes).containsExactly(10, 5, 1);
+        for (int i = 0; i < 2_000; i++) {
+            ObjectNode doc = dev.weft.core.Json.NODES.objectNode();
+            for (String field : weights.keySet()) {
+                if (random.nextInt(4) > 0) {
+                    doc.put(field, randomText(random));
+                }
+            }
+            List<List<String>> expected = new ArrayList<>();
+            classes.forEach(c -> expected.add(new ArrayList<>()));
+            index.strings(doc, (text, weight) -> {
+                String general = general(text, TextLanguage.ENGLISH);
+                if (!general.isEmpty()) {
+                    expected.get(classes.indexOf(weight)).add(general);
+                }
+            });
+            assertThat(index.termsByWeight(doc)).as("%s", doc)
+                    .isEqualTo(expected.stream().map(terms -> String.join(" ", terms)).toList());
+        }
+    }
+
+    @Test
+    void aPackedTableHasTwiceAsManySlotsAsWordsAPowerOfTwoWithinItsBounds() {
+        assertThat(AsciiTerms.slotsFor(0)).isEqualTo(1024);
+        assertThat(AsciiTerms.slotsFor(512)).isEqualTo(1024);
+        assertThat(AsciiTerms.slotsFor(513)).isEqualTo(2048);
+        assertThat(AsciiTerms.slotsFor(5_000)).isEqualTo(16_384);
+        assertThat(AsciiTerms.slotsFor(AsciiTerms.MAX_WORDS)).isEqualTo(2 * AsciiTerms.MAX_WORDS);
     }
 
     @Test

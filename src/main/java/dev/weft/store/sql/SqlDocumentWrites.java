@@ -103,13 +103,17 @@ final class SqlDocumentWrites extends AbstractDocumentWrites<SqlConnection, Cata
         if (coll == null || !(ready instanceof WriteOp.EncodedInsert insert)) {
             return ready;
         }
-        Map<TextIndex, List<List<String>>> terms = new HashMap<>();
+        Map<TextIndex, List<List<String>>> terms = new HashMap<>(insert.textTerms());
+        boolean analyzed = false;
         for (Catalog.Index index : coll.indexes()) {
-            if (postings(index) != null) {
+            List<List<String>> known = terms.get(index.spec().text());
+            // an insert prepared once already (an ndjson chunk, then the store's write) is not analyzed again
+            if (postings(index) != null && (known == null || known.size() != insert.documents().size())) {
                 terms.put(index.spec().text(), analyze(index.spec().text(), insert.documents()));
+                analyzed = true;
             }
         }
-        return terms.isEmpty() ? ready : insert.withTextTerms(terms);
+        return analyzed ? insert.withTextTerms(terms) : ready;
     }
 
     private static List<List<String>> analyze(TextIndex index, List<ObjectNode> docs) {

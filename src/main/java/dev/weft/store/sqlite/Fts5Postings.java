@@ -25,7 +25,8 @@ import java.util.List;
  * length.
  *
  * <p>A write does not feed FTS5 itself: it numbers its documents and puts their terms in the
- * pending table {@code <table>_p(n, w0, ...)} in its own transaction ({@link PendingPostings}: the
+ * pending table {@code <table>_p(n, last, rows)}, one row for the write's documents, in its own
+ * transaction ({@link PendingPostings}: the
  * writer puts them into FTS5 when idle, a write once more than {@code text-pending-rows} are
  * pending). FTS5's tokenizing and hashing of each write's terms, and the segments it made of them
  * at each savepoint, were most of what a text index added to the writer's work on an insert
@@ -52,7 +53,7 @@ final class Fts5Postings implements TextPostings {
         String columns = columns(index);
         return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
                 "CREATE VIRTUAL TABLE " + table + "_t USING fts5(" + columns + ", content='', contentless_delete=1,"
-                        + " tokenize=\"ascii tokenchars ''''\")", PendingPostings.create(table, columns));
+                        + " tokenize=\"ascii tokenchars ''''\")", PendingPostings.createChunks(table));
     }
 
     /** FTS5's columns, one per weight class: {@code w0, w1, ...}. */
@@ -78,7 +79,7 @@ final class Fts5Postings implements TextPostings {
     /** An index made before pending documents gets their table; one with pending documents goes on the writer's to-do list. */
     @Override
     public void opened(SqlConnection sql, String table, TextIndex index) throws SQLException {
-        pending.opened(sql, table, columns(index));
+        pending.openedChunks(sql, table);
     }
 
     @Override
@@ -87,13 +88,17 @@ final class Fts5Postings implements TextPostings {
         addAll(sql, table, index, List.of(id), List.of(termsByWeight));
     }
 
-    /** Into the pending table (unless {@code text-pending-rows} is 0), one statement per table. */
+    /** Into the pending table as one chunk (unless {@code text-pending-rows} is 0), one statement per table. */
     @Override
     public void addAll(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
             throws SQLException {
-        insert(sql, table, index, ids, termsByWeight, pendingMax > 0);
-        if (pendingMax > 0) {
-            PendingPostings.bound(sql, table, pendingMax);
+        if (pendingMax == 0) {
+            insert(sql, table, index, ids, termsByWeight);
+            return;
+        }
+        if (!ids.isEmpty()) {
+            pending.insertChunk(sql, table, ids, rows(termsByWeight));
+            PendingPostings.boundChunks(sql, table, pendingMax);
         }
     }
 
@@ -121,8 +126,9 @@ final class Fts5Postings implements TextPostings {
         }
     }
 
-    private void insert(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight,
-                        boolean toPending) throws SQLException {
+    /** Straight into FTS5 (no pending documents), one statement per table. */
+    private void insert(SqlConnection sql, String table, TextIndex index, List<byte[]> ids, List<List<String>> termsByWeight)
+            throws SQLException {
         if (ids.isEmpty()) {
             return;
         }
@@ -130,7 +136,7 @@ final class Fts5Postings implements TextPostings {
         for (int i = 0; i < index.weightClasses().size(); i++) {
             values.append(i == 0 ? "" : ", ").append("value ->> ").append(i);
         }
-        pending.insert(sql, table, ids, rows(termsByWeight), columns(index), values.toString(), toPending);
+        pending.insert(sql, table, ids, rows(termsByWeight), columns(index), values.toString(), false);
     }
 
     /**
@@ -175,7 +181,7 @@ final class Fts5Postings implements TextPostings {
 
     @Override
     public void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PendingPostings.remove(sql, table, id);
+        PendingPostings.removeFromChunks(sql, table, id);
     }
 
     /** Throws {@link PendingPostings.Lagging} when the index holds pending documents in this snapshot (its lookups read FTS5 alone). */

@@ -27,6 +27,14 @@ import tools.jackson.databind.node.ArrayNode;
  * the documents of a write go in with one statement per table, their ids and rows as JSON arrays
  * read by {@code json_each}; a chunk of pending documents goes into FTS5 as one statement too.
  *
+ * <p>A text index's pending table holds a row per write instead ({@link #createChunks}): its
+ * documents' rows as the JSON array the write was given, under the number of its first document
+ * ({@code n}) and its last ({@code last}). Its lookups never read pending documents, so they need
+ * no row each: one row costs the write one B-tree insert where a row per document cost a
+ * thousand, and the JSON is read when the chunk goes into FTS5. A document removed while pending
+ * leaves its chunk as it is and only loses its number; a chunk goes into FTS5 without the
+ * documents whose numbers are gone, and numbers are never given again while a chunk holds them.
+ *
  * <p>Invariant of the to-do list ({@link #withPending}): only the writer thread changes it, and
  * an index holding pending documents in the committed state is on it, except after a drop (its
  * tables are gone) or a rolled back drop (then {@link #moveAll} and a restart find them again).
@@ -69,6 +77,93 @@ final class PendingPostings {
         return "CREATE TABLE IF NOT EXISTS " + table + "_p(n INTEGER PRIMARY KEY, " + columns + ")";
     }
 
+    /** The DDL of a text index's pending table of chunks, a row per write; it may exist (an index rebuilt at open). */
+    static String createChunks(String table) {
+        return "CREATE TABLE IF NOT EXISTS " + table + "_p(n INTEGER PRIMARY KEY, last INTEGER NOT NULL, rows TEXT NOT NULL)";
+    }
+
+    /**
+     * As {@link #opened}, for a text index's pending table of chunks: one of documents, as an
+     * older Weft made it, has its documents put into FTS5 and is made again as chunks.
+     */
+    void openedChunks(SqlConnection sql, String table) throws SQLException {
+        if (exists(sql, table + "_p") && !chunked(sql, table)) {
+            move(sql, table, Long.MAX_VALUE);
+            sql.exec("DROP TABLE " + table + "_p");
+        }
+        sql.exec(createChunks(table));
+        if (holdsPending(sql, table)) {
+            withPending.add(table);
+        }
+    }
+
+    /** Whether the index's pending table holds chunks ({@link #createChunks}) rather than a row per document. */
+    private static boolean chunked(SqlConnection sql, String table) throws SQLException {
+        return pendingColumns(sql, table).equals(CHUNK_COLUMNS);
+    }
+
+    private static final List<String> CHUNK_COLUMNS = List.of("last", "rows");
+
+    /**
+     * Numbers a write's documents after every number in use or held by a pending chunk, and puts
+     * their rows ({@code rows}, a JSON array, a row per document as {@code values} reads it from
+     * {@code json_each}'s {@code value}) into the pending table as one chunk.
+     */
+    void insertChunk(SqlConnection sql, String table, List<byte[]> ids, String rows) throws SQLException {
+        long first;
+        try (ResultSet rs = sql.prepare("SELECT max(coalesce((SELECT max(n) FROM " + table + "), 0), coalesce((SELECT max(last) FROM "
+                + table + "_p), 0)) + 1").executeQuery()) {
+            rs.next();
+            first = rs.getLong(1);
+        }
+        number(sql, table, ids, first);
+        PreparedStatement chunk = sql.prepare("INSERT INTO " + table + "_p(n, last, rows) VALUES (?, ?, ?)");
+        chunk.setLong(1, first);
+        chunk.setLong(2, first + ids.size() - 1);
+        chunk.setString(3, rows);
+        chunk.executeUpdate();
+        withPending.add(table);
+    }
+
+    /** Once the chunks span more than {@code bound} documents, all of them into FTS5 (in the write's transaction). */
+    static void boundChunks(SqlConnection sql, String table, int bound) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT coalesce((SELECT max(last) FROM " + table + "_p) - (SELECT min(n) FROM "
+                + table + "_p) + 1, 0)").executeQuery()) {
+            rs.next();
+            if (rs.getLong(1) > bound) {
+                move(sql, table, Long.MAX_VALUE);
+            }
+        }
+    }
+
+    /** Removes a document of a text index: its number, and its postings from FTS5 unless a pending chunk holds it (then it is left out when the chunk goes in). */
+    static void removeFromChunks(SqlConnection sql, String table, byte[] id) throws SQLException {
+        PreparedStatement find = sql.prepare("SELECT n, (SELECT last FROM " + table + "_p p WHERE p.n <= m.n ORDER BY p.n DESC LIMIT 1)"
+                + " FROM " + table + " m WHERE m.id = ?");
+        find.setBytes(1, id);
+        long n;
+        boolean pending;
+        try (ResultSet rs = find.executeQuery()) {
+            if (!rs.next()) {
+                return;
+            }
+            n = rs.getLong(1);
+            long last = rs.getLong(2);
+            pending = !rs.wasNull() && last >= n;
+        }
+        if (n > 0 && !pending) {
+            delete(sql, "DELETE FROM " + table + "_t WHERE rowid = ?", n);
+        }
+        delete(sql, "DELETE FROM " + table + " WHERE n = ?", n);
+    }
+
+    /** Runs {@code delete}, a DELETE of one parameter, with {@code n}; the rows it deleted. */
+    private static int delete(SqlConnection sql, String delete, long n) throws SQLException {
+        PreparedStatement ps = sql.prepare(delete);
+        ps.setLong(1, n);
+        return ps.executeUpdate();
+    }
+
     /** The DDL dropping the pending table; the index leaves the to-do list. */
     String drop(String table) {
         withPending.remove(table);
@@ -94,14 +189,7 @@ final class PendingPostings {
             rs.next();
             first = Math.max(1, rs.getLong(1));
         }
-        StringBuilder hexIds = new StringBuilder(ids.size() * 28 + 2).append('[');
-        for (byte[] id : ids) {
-            HEX.formatHex(hexIds.append(hexIds.length() == 1 ? "\"" : ",\""), id).append('"');
-        }
-        PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ? + key, unhex(value) FROM json_each(?)");
-        numbers.setLong(1, first);
-        numbers.setString(2, hexIds.append(']').toString());
-        numbers.executeUpdate();
+        number(sql, table, ids, first);
         PreparedStatement postings = sql.prepare("INSERT INTO " + table + (pending ? "_p(n, " : "_t(rowid, ") + columns + ")"
                 + " SELECT ? + key, " + values + " FROM json_each(?)");
         postings.setLong(1, first);
@@ -110,6 +198,18 @@ final class PendingPostings {
         if (pending) {
             withPending.add(table);
         }
+    }
+
+    /** Numbers the documents {@code ids} from {@code first} in the index's numbering table, in one statement. */
+    private static void number(SqlConnection sql, String table, List<byte[]> ids, long first) throws SQLException {
+        StringBuilder hexIds = new StringBuilder(ids.size() * 28 + 2).append('[');
+        for (byte[] id : ids) {
+            HEX.formatHex(hexIds.append(hexIds.length() == 1 ? "\"" : ",\""), id).append('"');
+        }
+        PreparedStatement numbers = sql.prepare("INSERT INTO " + table + "(n, id) SELECT ? + key, unhex(value) FROM json_each(?)");
+        numbers.setLong(1, first);
+        numbers.setString(2, hexIds.append(']').toString());
+        numbers.executeUpdate();
     }
 
     /** Once more than {@code bound} documents are pending, all of them into FTS5 (in the write's transaction). */
@@ -130,18 +230,10 @@ final class PendingPostings {
             }
             n = rs.getLong(1);
         }
-        if (n > 0) {
-            PreparedStatement pending = sql.prepare("DELETE FROM " + table + "_p WHERE n = ?");
-            pending.setLong(1, n);
-            if (pending.executeUpdate() == 0) {
-                PreparedStatement postings = sql.prepare("DELETE FROM " + table + "_t WHERE rowid = ?");
-                postings.setLong(1, n);
-                postings.executeUpdate();
-            }
+        if (n > 0 && delete(sql, "DELETE FROM " + table + "_p WHERE n = ?", n) == 0) {
+            delete(sql, "DELETE FROM " + table + "_t WHERE rowid = ?", n);
         }
-        PreparedStatement number = sql.prepare("DELETE FROM " + table + " WHERE n = ?");
-        number.setLong(1, n);
-        number.executeUpdate();
+        delete(sql, "DELETE FROM " + table + " WHERE n = ?", n);
     }
 
     /**
@@ -184,8 +276,11 @@ final class PendingPostings {
             return;
         }
         long last;
-        try (ResultSet rs = sql.prepare("SELECT n FROM " + table + "_p ORDER BY n LIMIT 1 OFFSET " + (IDLE_CHUNK - 1))
-                .executeQuery()) {
+        // chunks: those starting within IDLE_CHUNK numbers of the first (at least the first chunk, a write's documents)
+        try (ResultSet rs = sql.prepare(chunked(sql, table)
+                ? "SELECT (SELECT max(n) FROM " + table + "_p WHERE n < (SELECT min(n) FROM " + table + "_p) + " + IDLE_CHUNK + ")"
+                        + " WHERE (SELECT max(n) FROM " + table + "_p) >= (SELECT min(n) FROM " + table + "_p) + " + IDLE_CHUNK
+                : "SELECT n FROM " + table + "_p ORDER BY n LIMIT 1 OFFSET " + (IDLE_CHUNK - 1)).executeQuery()) {
             last = rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
         }
         move(sql, table, last);
@@ -212,11 +307,19 @@ final class PendingPostings {
         }
     }
 
-    /** The pending documents numbered up to {@code last} into FTS5, in one statement (one segment). */
+    /**
+     * The pending documents numbered up to {@code last} into FTS5, in one statement (one
+     * segment); of chunks, those starting up to {@code last}, each document whose number is still
+     * in use (not removed while pending).
+     */
     private static void move(SqlConnection sql, String table, long last) throws SQLException {
-        String columns = String.join(", ", pendingColumns(sql, table));
-        PreparedStatement in = sql.prepare("INSERT INTO " + table + "_t(rowid, " + columns + ") SELECT n, " + columns
-                + " FROM " + table + "_p WHERE n <= ?");
+        List<String> pendingColumns = pendingColumns(sql, table);
+        boolean chunks = pendingColumns.equals(CHUNK_COLUMNS);
+        String columns = String.join(", ", chunks ? ftsColumns(sql, table) : pendingColumns);
+        PreparedStatement in = sql.prepare(chunks ? "INSERT INTO " + table + "_t(rowid, " + columns + ") SELECT p.n + j.key"
+                + chunkValues(sql, table) + " FROM " + table + "_p p, json_each(p.rows) j WHERE p.n <= ?1 AND EXISTS (SELECT 1 FROM "
+                + table + " m WHERE m.n = p.n + j.key)"
+                : "INSERT INTO " + table + "_t(rowid, " + columns + ") SELECT n, " + columns + " FROM " + table + "_p WHERE n <= ?");
         in.setLong(1, last);
         in.executeUpdate();
         PreparedStatement out = sql.prepare("DELETE FROM " + table + "_p WHERE n <= ?");
@@ -224,7 +327,27 @@ final class PendingPostings {
         out.executeUpdate();
     }
 
-    /** The pending table's columns but its number: FTS5's, in order. */
+    /** FTS5's columns of the index, in order. */
+    private static List<String> ftsColumns(SqlConnection sql, String table) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = sql.prepare("SELECT name FROM pragma_table_info('" + table + "_t') ORDER BY cid").executeQuery()) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /** {@code , j.value ->> 0, j.value ->> 1, ...}: a chunk's document row, a value per FTS5 column. */
+    private static String chunkValues(SqlConnection sql, String table) throws SQLException {
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < ftsColumns(sql, table).size(); i++) {
+            values.append(", j.value ->> ").append(i);
+        }
+        return values.toString();
+    }
+
+    /** The pending table's columns but its number: FTS5's, in order (of a table of chunks: {@code last, rows}). */
     private static List<String> pendingColumns(SqlConnection sql, String table) throws SQLException {
         List<String> out = new ArrayList<>();
         try (ResultSet rs = sql.prepare("SELECT name FROM pragma_table_info('" + table + "_p') ORDER BY cid").executeQuery()) {

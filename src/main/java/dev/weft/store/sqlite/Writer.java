@@ -100,7 +100,12 @@ final class Writer implements AutoCloseable {
     private final AfterCommit afterCommit;
     private final Runnable afterDdl;
     private final IdleWork idle;
-    /** Writer thread only: when the last write was taken, and whether idle work failed since. */
+    /**
+     * Writer thread only: when the last write ended (taken, until it ends), and whether idle work
+     * failed since. The idle wait counts from a write's end: a write longer than the wait (a
+     * loaded machine's ndjson chunk) is not followed at once by a step of idle work that the
+     * load's next chunk then waits for.
+     */
     private long lastTaskNanos = System.nanoTime();
     private boolean idleFailed;
     private final int batchMax;
@@ -203,6 +208,7 @@ final class Writer implements AutoCloseable {
             idleFailed = false;
             if (first instanceof DdlTask ddl) {
                 runDdl(ddl);
+                lastTaskNanos = System.nanoTime();
                 continue;
             }
             Ops ops = (Ops) first;
@@ -215,6 +221,7 @@ final class Writer implements AutoCloseable {
             }
             runBatch(batch);
             batch.clear();
+            lastTaskNanos = System.nanoTime();
         }
     }
 

@@ -47,6 +47,29 @@ class TextTermsPreparedTest {
         }
     }
 
+    /** An ndjson chunk is made ready by its request and again by the store's write: its documents are analyzed once. */
+    @Test
+    void anInsertMadeReadyTwiceIsAnalyzedOnce() {
+        StoreTesting.assumeQueryImplemented();
+        try (SqliteStore store = StoreTesting.open(dir)) {
+            Namespace ns = collection(store);
+            store.createIndex(ns, IndexSpec.text("t", TITLE));
+            WriteOp prepared = store.prepare(new WriteOp.InsertMany(ns, List.of(obj("{\"_id\":1,\"title\":\"Running shops\"}"))));
+            assertThat(store.prepare(prepared)).isSameAs(prepared);
+            assertThat(store.write(prepared).ok()).isTrue();
+            assertThat(ids(store, ns, query("{\"$text\":{\"$search\":\"run\"}}", null, 0, 10))).containsExactly("1");
+            store.dropIndex(ns, "t");
+            store.createIndex(ns, IndexSpec.text("b", BODY)); // a text index the first analysis did not know: analyzed for it
+            WriteOp.EncodedInsert again = (WriteOp.EncodedInsert) store.prepare(store.prepare(new WriteOp.InsertMany(ns,
+                    List.of(obj("{\"_id\":2,\"body\":\"brewed coffee\"}")))));
+            WriteOp.EncodedInsert twice = (WriteOp.EncodedInsert) store.prepare(prepared);
+            assertThat(twice.textTerms()).containsOnlyKeys(TITLE, BODY);
+            assertThat(twice.textTerms().get(TITLE)).isSameAs(((WriteOp.EncodedInsert) prepared).textTerms().get(TITLE));
+            assertThat(store.write(again).ok()).isTrue();
+            assertThat(ids(store, ns, query("{\"$text\":{\"$search\":\"brew\"}}", null, 0, 10))).containsExactly("2");
+        }
+    }
+
     @Test
     void termsAnalyzedForAReplacedIndexAreAnalyzedAgainByTheWriter() {
         StoreTesting.assumeQueryImplemented();
