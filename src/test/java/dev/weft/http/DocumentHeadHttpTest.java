@@ -20,7 +20,7 @@ import tools.jackson.databind.JsonNode;
  * Counts, unindexed sorts and {@code $group}s over documents whose fields are small in some,
  * large or nested in others, missing in others: on SQLite counts and {@code $group}s read each
  * row from its head (docs/decisions/0009-document-head.md, a budget of 64 bytes here) where the
- * head can stand for it (sorts only when {@code SqlEngine.HEADS_FOR_SORTS}), split into parts
+ * head can stand for it (sorts read bodies), split into parts
  * from 50 documents on. The answers are the documents' own, and a
  * restricted user sees only hers: a readFilter on a field the heads hold (notes' owner) and on
  * one they cannot (teams' team.name, in a large object), with projectResponse.

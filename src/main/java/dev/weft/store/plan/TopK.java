@@ -126,19 +126,11 @@ public final class TopK {
 
     /** The kept bodies in order, the first {@code skip} left out. */
     public List<byte[]> result() {
-        return resultRows().stream().map(Kept::body).toList();
-    }
-
-    /** A kept match: its encoded {@code _id} and the bytes it was offered with. */
-    public record Kept(byte[] id, byte[] body) {}
-
-    /** {@link #result} with each match's {@code _id}. */
-    public List<Kept> resultRows() {
         List<Match> sorted = new ArrayList<>(worstFirst);
         sorted.sort(order);
-        List<Kept> out = new ArrayList<>();
+        List<byte[]> out = new ArrayList<>();
         for (int i = (int) Math.min(skip, sorted.size()); i < sorted.size() && out.size() < limit; i++) {
-            out.add(new Kept(sorted.get(i).id(), sorted.get(i).body()));
+            out.add(sorted.get(i).body());
         }
         return out;
     }

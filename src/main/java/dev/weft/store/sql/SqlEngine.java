@@ -368,22 +368,6 @@ public final class SqlEngine {
 
         /** Reads every candidate and keeps the first skip+limit in sort order (then _id ascending). */
         private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll) throws SQLException {
-            OptionalLong heads = HEADS_FOR_SORTS ? heads(filter, sort) : OptionalLong.empty();
-            if (heads.isPresent()) {
-                List<StoredDocument> page = heap(sql, coll, heads);
-                if (page != null) {
-                    return page;
-                }
-                // a row of the page changed after its head was read: read the bodies
-            }
-            return heap(sql, coll, OptionalLong.empty());
-        }
-
-        /**
-         * {@link #heap}, each row read as its head where it stands for the document
-         * ({@code heads}: {@link HeadPages}); null when a row of the page changed meanwhile.
-         */
-        private List<StoredDocument> heap(SqlConnection sql, Catalog.Coll coll, OptionalLong heads) throws SQLException {
             done = true;
             if (filter.textSearch().isPresent()) {
                 List<StoredDocument> ranked = RankedText.page(sql, dialect, coll, plan.index(), filter.textSearch().get(),
@@ -394,16 +378,15 @@ public final class SqlEngine {
             }
             Optional<Scan> held = wholeCollection(plan) ? heldScan(coll, plan, filter)
                     : hint.isEmpty() ? heldForTrigramLookup(sql, coll, plan, filter) : Optional.empty();
-            OptionalLong reading = held.isPresent() ? OptionalLong.empty() : heads; // held rows are bodies
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
-                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, reading, time, Integer.MAX_VALUE, true,
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, OptionalLong.empty(), time, Integer.MAX_VALUE, true,
                         reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
                         (part, range, id, body) -> part.offer(id, body));
                 if (parts != null) {
                     TopK top = parts.getFirst().top();
                     parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
-                    return page(sql, coll, top, reading);
+                    return stored(top.result());
                 }
             }
             TopK top = new TopK(sort, skip, left, maxSortBytes);
@@ -424,25 +407,11 @@ public final class SqlEngine {
             if (held.isPresent()) {
                 held.get().read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
-                Scan.candidates(sql, dialect, coll, plan, filter, reading, each);
+                Scan.candidates(sql, dialect, coll, plan, filter, OptionalLong.empty(), each);
             }
-            return page(sql, coll, top, reading);
-        }
-
-        /** The kept matches' documents: read by {@code _id} when heads were read ({@link HeadPages#bodies}). */
-        private List<StoredDocument> page(SqlConnection sql, Catalog.Coll coll, TopK top, OptionalLong heads)
-                throws SQLException {
-            return heads.isEmpty() ? stored(top.result()) : HeadPages.bodies(sql, coll, top.resultRows(), heads.getAsLong());
+            return stored(top.result());
         }
     }
-
-    /**
-     * Whether unindexed sorts read heads: off, measured slower on seed 000's 1M documents of
-     * ~460 bytes (CPU 0.75 -> 0.85 and 0.81 -> 0.86 s a query, bench/results/scan-head-4-ab.txt,
-     * scan-head-5-ab-sort.txt): their walk is most of a row's cost and the head saves little of it.
-     * Counts and $group/$count scans read heads.
-     */
-    static final boolean HEADS_FOR_SORTS = false;
 
     /**
      * The {@link dev.weft.query.DocumentHead} bits of the names a scan for {@code filter} and
@@ -450,7 +419,11 @@ public final class SqlEngine {
      * empty (bodies are read).
      */
     private OptionalLong heads(Filter filter, Sort sort) {
-        return dialect.documentHeads() ? HeadPages.heads(filter, sort) : OptionalLong.empty();
+        if (!dialect.documentHeads()) {
+            return OptionalLong.empty();
+        }
+        return dev.weft.query.DocumentHead.namesRead(filter, sort).stream()
+                .mapToLong(dev.weft.query.DocumentHead::bits).findFirst();
     }
 
     private static List<StoredDocument> stored(List<byte[]> bodies) {
