@@ -80,6 +80,23 @@ public final class DocumentHead {
         return new Parts(head, rest);
     }
 
+    /**
+     * The parts of a head worth storing: only a head of at most a quarter of its body. A head is
+     * stored beside the body, so every byte of it is walked by scans that read bodies; it pays
+     * only where it spares most of the row: measured on 1M rows, a 39 or 150 B head of a 1,155 B
+     * YCSB body (3%, 13%) was 22% and 9% cheaper to read than the body, a 133 B head of a 431 B
+     * seed-000 body (31%) no cheaper, while it made that table 28% larger and the 1M regex and
+     * sort that read bodies 10-18% and 4-17% slower (bench/results/scan-head-1-row-cost.txt,
+     * engine-26-big-heads.txt). A body whose head would be larger has none (read whole).
+     */
+    public static Parts stored(byte[] body, int budget) {
+        Parts parts = of(body, budget);
+        return parts.head() != null && parts.head().length > body.length / MIN_BODY_PER_HEAD_BYTE ? NONE : parts;
+    }
+
+    /** How many body bytes at least a stored head's every byte must spare ({@link #stored}). */
+    static final int MIN_BODY_PER_HEAD_BYTE = 4;
+
     /** The bit of {@link Parts#rest} that stands for the top-level name {@code name}. */
     public static long bit(String name) {
         long h = name.hashCode() * 0x9E3779B97F4A7C15L; // String.hashCode is specified: stable across runs

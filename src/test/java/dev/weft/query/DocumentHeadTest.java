@@ -110,4 +110,18 @@ class DocumentHeadTest {
             JSON.parseObject(small.head(), "head");
         }
     }
+
+    @Test
+    void aStoredHeadIsAtMostAQuarterOfItsBody() {
+        String field0 = "x".repeat(100);
+        String ycsb = "{\"_id\":\"user7\",\"field0\":\"" + field0 + "\",\"field1\":\"" + "y".repeat(600)
+                + "\",\"g\":\"g07\",\"v\":1.50e1}";
+        assertThat(text(DocumentHead.stored(ycsb.getBytes(StandardCharsets.UTF_8), 256))).isEqualTo(text(head(ycsb, 256)));
+        String small = "{\"a\":1,\"b\":22,\"c\":\"" + "z".repeat(40) + "\"}";
+        assertThat(head(small, 256).head()).isNotNull();
+        assertThat(text(DocumentHead.stored(small.getBytes(StandardCharsets.UTF_8), 256))).isNull();
+        byte[] quarter = ("{\"a\":1,\"b\":\"" + "q".repeat(20) + "\"}").getBytes(StandardCharsets.UTF_8); // 34 B, head {"a":1} 7 B
+        assertThat(text(DocumentHead.stored(quarter, 7))).isEqualTo("{\"a\":1}");
+        assertThat(text(DocumentHead.stored(quarter, 256))).isNull(); // the whole body would be its head
+    }
 }

@@ -142,7 +142,7 @@ final class SqliteDialect implements Dialect {
 
     /** The head of {@code body} and its names-not-held bits at {@code p} and {@code p + 1} (NULL, NULL: read the body). */
     private void bindHead(PreparedStatement ps, int p, byte[] body) throws SQLException {
-        DocumentHead.Parts head = DocumentHead.of(body, headBytes);
+        DocumentHead.Parts head = DocumentHead.stored(body, headBytes);
         ps.setBytes(p, head.head());
         if (head.head() == null) {
             ps.setNull(p + 1, java.sql.Types.INTEGER);
