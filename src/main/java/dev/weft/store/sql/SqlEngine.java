@@ -380,7 +380,7 @@ public final class SqlEngine {
                     : hint.isEmpty() ? heldForTrigramLookup(sql, coll, plan, filter) : Optional.empty();
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
-                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, OptionalLong.empty(), time, Integer.MAX_VALUE, true,
+                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
                         reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
                         (part, range, id, body) -> part.offer(id, body));
                 if (parts != null) {
@@ -407,7 +407,7 @@ public final class SqlEngine {
             if (held.isPresent()) {
                 held.get().read(sql, dialect, Integer.MAX_VALUE, each);
             } else {
-                Scan.candidates(sql, dialect, coll, plan, filter, OptionalLong.empty(), each);
+                Scan.candidates(sql, dialect, coll, plan, filter, each);
             }
             return stored(top.result());
         }
