@@ -9,25 +9,15 @@ set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$REPO/bench/lib/common.sh"
 export WEFT_ADMIN_PASSWORD=pgwrite-pass-1
-RECORDS=${RECORDS:-100000}; DURATION=${DURATION:-15}; WARMUP=${WARMUP:-20}
-JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
+WARMUP=${WARMUP:-20}
 jar=$1; shift
 bench_init pg-write-explain "$jar" "$@"
-auth_enable
-export BENCH_PG_OPTS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
-python3 "$BENCH_LIB/ycsb_records.py" "$RECORDS" >"$BENCH_TMP/records.ndjson"
-start_pg
-port=$(free_port)
-$JAVA --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xmx2g -cp "$jar:$REPO/target/lib/*" \
-  dev.weft.Main --port "$port" --data "$BENCH_TMP/data" --store "$PG_URL" "$@" >"$BENCH_TMP/weft.log" 2>&1 &
-WEFT_PID=$!; track_pid "$WEFT_PID"; WEFT_URL="http://127.0.0.1:$port"
-wait_http "$WEFT_URL/ping" 300 "$WEFT_PID" || { tail -20 "$BENCH_TMP/weft.log" >&2; exit 1; }
-weft_call PUT /ycsb -H 'Content-Type: application/json' -d '{}' >/dev/null
-weft_call PUT /ycsb/usertable -H 'Content-Type: application/json' -d '{}' >/dev/null
-weft_call POST /ycsb/usertable -H 'Content-Type: application/x-ndjson' --data-binary "@$BENCH_TMP/records.ndjson" >/dev/null
-export YCSB_RECORDS=$RECORDS YCSB_READ_PCT=50 YCSB_QUERY= YCSB_FIXED_PATH= YCSB_PREFIX=/ycsb/usertable/
+source "$BENCH_LIB/pg_write_common.sh"
+pg_write_start_pg
+pg_write_start_weft "$jar" "$@"
+pg_write_load
 wrk_run "$BENCH_LIB/ycsb.lua" "$WEFT_URL" -t2 -c128 -d"${WARMUP}s"
-pg_sql "$PG_PRIMARY_PORT" "create extension if not exists pg_stat_statements; select pg_stat_statements_reset()" >/dev/null
+pg_sql "$PG_PRIMARY_PORT" "select pg_stat_statements_reset()" >/dev/null
 wrk_run "$BENCH_LIB/ycsb.lua" "$WEFT_URL" -t2 -c128 -d"${DURATION}s"
 echo "# workload A: $WRK_RPS ops/s, load $(cut -d' ' -f1-3 /proc/loadavg)"
 table=$(pg_sql "$PG_PRIMARY_PORT" "select 'd' || id from weft_colls where name = 'usertable'")
