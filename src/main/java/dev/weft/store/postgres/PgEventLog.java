@@ -509,16 +509,21 @@ final class PgEventLog implements EventLog {
      * (decision record 0003, addendum "the pending ids' dead rows"). Vacuumed here, the key holds
      * about a second of ids. Changes no row a reader or writer sees; runs outside any transaction
      * (the reader's connection is in autocommit here). A vacuum that fails (a server that refuses
-     * the options) is only logged: the reader goes on, and the table is left to autovacuum.
+     * the options) is only logged: the reader goes on, and the table is left to autovacuum. A
+     * vacuum skipped (PostgreSQL warns: another one holds the table, or Weft's role does not own
+     * it) is tried again at the next interval.
      */
     private void vacuumPending(Connection c) {
         if (sequencedSinceVacuum < VACUUM_PENDING_AFTER) {
             return;
         }
-        sequencedSinceVacuum = 0;
         try (Statement s = c.createStatement()) {
             s.execute(VACUUM_PENDING);
+            if (s.getWarnings() == null) {
+                sequencedSinceVacuum = 0;
+            }
         } catch (SQLException e) {
+            sequencedSinceVacuum = 0;
             outages.warn("vacuuming weft_event_pending failed (left to autovacuum)", String.valueOf(e.getMessage()));
         }
     }
