@@ -3,6 +3,7 @@ package dev.weft.store.sqlite;
 import dev.weft.query.DocumentHead;
 import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
+import dev.weft.store.sql.ByteRows;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
@@ -116,6 +117,11 @@ final class SqliteDialect implements Dialect {
     @Override
     public int fetchRows() {
         return 0;
+    }
+
+    @Override
+    public ByteRows byteRows(PreparedStatement ps, ResultSet rs) throws SQLException {
+        return SteppedRows.of(ps, rs);
     }
 
     @Override
