@@ -22,7 +22,9 @@ import java.util.List;
  * <p>A ranked lookup scores with FTS5's {@code bm25}, each column weighted by its class's weight,
  * negated so that higher is better: it grows with a term's occurrences in the document, with the
  * term's rarity in the collection (its inverse document frequency) and falls with the document's
- * length.
+ * length. The best n are found with Weft's native {@code weft_top} where the store loaded it
+ * ({@link NativeRanking}; the same scores, without the length lookup of a match that cannot be
+ * among them), else with bm25 itself.
  *
  * <p>A write does not feed FTS5 itself: it numbers its documents and puts their terms in the
  * pending table {@code <table>_p(n, last, rows)}, one row for the write's documents, in its own
