@@ -46,12 +46,13 @@ final class SqliteDialect implements Dialect {
 
     /**
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
-     * {@code text-pending-rows} (the pending documents are a store's own).
+     * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeTop}: every
+     * connection of the store has {@link NativeRanking}'s {@code weft_top}.
      */
-    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes) {
+    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeTop) {
         this.headBytes = headBytes;
         trigrams = new Fts5Trigrams(trigramPendingRows, pending);
-        text = Optional.of(new Fts5Postings(textPendingRows, pending));
+        text = Optional.of(new Fts5Postings(textPendingRows, pending, nativeTop));
     }
 
     /** The FTS5 indexes' pending documents, which the writer puts into FTS5 when idle or when a query asks. */
