@@ -28,7 +28,7 @@ class SteppedRowsTest {
         ps.setInt(2, n);
         List<String> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
-            ByteRows rows = direct ? new SqliteDialect(1, 1, 0).byteRows(ps, rs) : ByteRows.of(rs);
+            ByteRows rows = direct ? SteppedRows.of(ps, rs) : ByteRows.of(rs);
             while (out.size() < max && rows.next()) {
                 byte[] id = rows.bytes(2);
                 out.add(text(rows.bytes(1)) + "/" + (id == null ? "null" : text(id)));
