@@ -187,12 +187,15 @@ static void weftTop(const Fts5ExtensionApi *api, Fts5Context *f, sqlite3_context
   sqlite3_result_double(ctx, -1.0 * score);
 }
 
+int weft_sort_register(sqlite3 *db); /* weft_sort.c */
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
 int sqlite3_weftrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
   SQLITE_EXTENSION_INIT2(pApi);
   (void)pzErrMsg;
+  if( weft_sort_register(db)!=SQLITE_OK ) return SQLITE_ERROR;
   fts5_api *fts = 0;
   sqlite3_stmt *st = 0;
   if( sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, 0)!=SQLITE_OK ) return SQLITE_ERROR;

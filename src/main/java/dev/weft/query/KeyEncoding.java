@@ -210,6 +210,14 @@ public final class KeyEncoding {
         return bits < 0 ? ~bits : bits ^ Long.MIN_VALUE;
     }
 
+    /** The double whose {@link #sortableDouble} is {@code v} (NaN for NaN's, 0). */
+    static double fromSortableDouble(long v) {
+        if (v == 0L) {
+            return Double.NaN;
+        }
+        return Double.longBitsToDouble(v < 0 ? v ^ Long.MIN_VALUE : ~v);
+    }
+
     private static void writeLong(long v, Buffer out) {
         for (int shift = 56; shift >= 0; shift -= 8) {
             out.write((byte) (v >>> shift));

@@ -137,6 +137,19 @@ public final class SortKeys {
         return aLength - b.length;
     }
 
+    /**
+     * The number the first field of {@code key} (a key of these fields) encodes, or NaN when it
+     * encodes no number (or NaN itself).
+     */
+    public double firstNumber(byte[] key) {
+        boolean down = descending[0];
+        if (key.length < 9 || (byte) (down ? ~key[0] : key[0]) != KeyEncoding.NUMBER) {
+            return Double.NaN;
+        }
+        long v = (long) BIG_ENDIAN_LONGS.get(key, 1);
+        return KeyEncoding.fromSortableDouble(down ? ~v : v);
+    }
+
     /** A buffer for {@link #readStored}, one per reading thread. */
     public Scratch scratch() {
         return new Scratch(stored == null ? null : stored.reader());

@@ -85,6 +85,21 @@ public final class TopK {
     }
 
     /**
+     * The number a row's first sort key must not be strictly worse than to enter (descending:
+     * less than it, ascending: greater), once {@code skip + limit} matches are kept and the worst
+     * one's first key is a number (not NaN); else NaN (every row may enter as far as this says).
+     * Matches are ordered by their keys first, and a number's key is its double
+     * ({@link KeyEncoding}), so a row whose number's double is strictly worse ranks below the
+     * worst kept match whatever its other keys.
+     */
+    public double firstNumber() {
+        if (keys == null || worstFirst.size() < keep) {
+            return Double.NaN;
+        }
+        return keys.firstNumber(worstFirst.peek().key());
+    }
+
+    /**
      * A matching document: {@code id} its encoded _id, {@code body} its stored bytes, {@code doc}
      * its tree (pruned to the sort's paths at least).
      */

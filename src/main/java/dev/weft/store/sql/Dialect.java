@@ -101,6 +101,15 @@ public interface Dialect {
         return alias + "body";
     }
 
+    /**
+     * Whether every connection has the SQL function {@code weft_sort_keep(body, name, threshold,
+     * descending)}: 0 only for a row whose top-level field {@code name} is a plain number strictly
+     * worse than {@code threshold} (NULL: keep every row); see {@link ParallelScans.SortCut}.
+     */
+    default boolean sortKeep() {
+        return false;
+    }
+
     /** Whether document tables have {@code head} and {@code rest} columns beside {@code body} ({@link DocumentHead}). */
     default boolean documentHeads() {
         return false;

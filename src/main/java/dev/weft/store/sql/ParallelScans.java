@@ -7,10 +7,12 @@ import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -70,7 +72,32 @@ public final class ParallelScans {
 
         /** After a range was read to its end or stopped. */
         default void rangeDone(int range) {}
+
+        /**
+         * For a read with a {@link SortCut}: the first sort key (a number) a row of {@code part}
+         * must not be strictly worse than to be read, or NaN while every row is wanted; asked
+         * before each statement.
+         */
+        default double threshold(A part) {
+            return Double.NaN;
+        }
     }
+
+    /**
+     * The first key of an unindexed sort, a top-level {@code name}, for a dialect with
+     * {@link Dialect#sortKeep}: each statement of the read is bound to the part's
+     * {@link PartRows#threshold}, and the database drops the rows whose {@code name} is a number
+     * strictly worse than it (such a row cannot enter the part's best rows: they are ordered by
+     * that number's double first). Every other row is read as without it. So that the threshold
+     * tightens soon, the ranges are read a few at a time at first ({@link #CUT_FIRST_RANGES}),
+     * twice as many each statement, up to {@link #CUT_MAX_RANGES}.
+     */
+    public record SortCut(String name, boolean descending) {}
+
+    /** Ranges the first statement of a {@link SortCut} read takes (of {@code 4096} per reader: ~1/4096 of a reader's share). */
+    static final int CUT_FIRST_RANGES = 1;
+    /** Most ranges one statement of a {@link SortCut} read takes: 64 of 4096 per reader, ~64 statements a reader. */
+    static final int CUT_MAX_RANGES = 64;
 
     /** A few ranges per reader of an ordered read, so that one reader left with a dense range is helped by the others. */
     private static final int RANGES_PER_READER = 4;
@@ -144,8 +171,21 @@ public final class ParallelScans {
                                  QueryTime time, int maxParts, boolean ids, IntFunction<A> partOf, PartRows<A> rows)
             throws SQLException {
         String scanned = heads.isPresent() ? dialect.scanned("", heads.getAsLong()) : "body";
-        return run(main, coll, time, maxParts, false, () -> new RangeQuery(coll, filter, dialect, false, ids, scanned),
-                partOf, rows);
+        return run(main, coll, time, maxParts, false,
+                () -> new RangeQuery(coll, filter, dialect, false, ids, scanned, Optional.empty()), partOf, rows);
+    }
+
+    /**
+     * {@link #unordered} reading bodies for an unindexed sort whose first key {@code cut} names:
+     * with {@link Dialect#sortKeep}, the rows worse than each part's {@link PartRows#threshold}
+     * are dropped in the database ({@link SortCut}); without it, exactly {@link #unordered}.
+     */
+    public <A> List<A> unorderedSorted(SqlConnection main, Dialect dialect, Catalog.Coll coll, Filter filter, SortCut cut,
+                                       QueryTime time, boolean ids, IntFunction<A> partOf, PartRows<A> rows)
+            throws SQLException {
+        Optional<SortCut> used = dialect.sortKeep() ? Optional.of(cut) : Optional.empty();
+        return run(main, coll, time, Integer.MAX_VALUE, false,
+                () -> new RangeQuery(coll, filter, dialect, false, ids, "body", used), partOf, rows);
     }
 
     /**
@@ -157,7 +197,7 @@ public final class ParallelScans {
                                 boolean descending, int want, RowFilter keep) throws SQLException {
         Ordered order = new Ordered(want);
         List<Ordered> done = run(main, coll, time, parts, true,
-                () -> new RangeQuery(coll, filter, dialect, descending, false, "body"), reader -> order,
+                () -> new RangeQuery(coll, filter, dialect, descending, false, "body", Optional.empty()), reader -> order,
                 new PartRows<>() {
                     @Override
                     public boolean row(Ordered o, int range, Scan.RowId id, byte[] body) {
@@ -347,24 +387,42 @@ public final class ParallelScans {
          * {@code part}; a run's rows are reported as its first range's.
          */
         private void readRanges(SqlConnection sql, QueryTime time, A part) throws SQLException {
+            int step = CUT_FIRST_RANGES;
             try {
                 for (long run = take(); run >= 0 && !failed; run = take()) {
                     int range = (int) (run >>> 32);
                     int end = (int) run; // exclusive
                     int first = descending ? ranges - end : range;
                     int last = descending ? ranges - 1 - range : end - 1;
-                    byte[] low = first == 0 ? null : cuts.get(first - 1);
-                    byte[] high = last == ranges - 1 ? null : cuts.get(last);
-                    query.read(sql, low, high, (id, body) -> {
+                    Scan.Rows each = (id, body) -> {
                         time.row();
                         return !failed && rows.row(part, range, id, body);
-                    });
+                    };
+                    if (query.cut.isEmpty()) {
+                        query.read(sql, low(first), high(last), Double.NaN, each);
+                    } else { // unordered: first <= last, read a few ranges a statement, each with the threshold of now
+                        for (int from = first; from <= last && !failed; from += step, step = Math.min(2 * step, CUT_MAX_RANGES)) {
+                            time.checkNow();
+                            int to = Math.min(last, from + step - 1);
+                            query.read(sql, low(from), high(to), rows.threshold(part), each);
+                        }
+                    }
                     rows.rangeDone(range);
                 }
             } catch (SQLException | RuntimeException e) {
                 failed = true;
                 throw e;
             }
+        }
+
+        /** The low key of range {@code r} (inclusive), null for the first. */
+        private byte[] low(int r) {
+            return r == 0 ? null : cuts.get(r - 1);
+        }
+
+        /** The high key of range {@code r} (exclusive), null for the last. */
+        private byte[] high(int r) {
+            return r == ranges - 1 ? null : cuts.get(r);
         }
 
         /** The next run: its first range in the high 32 bits, the range after its last in the low ones; -1 when none is left. */
@@ -392,10 +450,14 @@ public final class ParallelScans {
         private final boolean ids;
         /** What is read of each row: the body, or the {@link Dialect#scanned} head-or-body. */
         private final String scanned;
+        /** The sort key the database drops rows by (only with {@link Dialect#sortKeep} and bodies read). */
+        private final Optional<SortCut> cut;
 
         /** {@code ids}: the statement reads the id of each row too. */
-        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending, boolean ids, String scanned) {
+        RangeQuery(Catalog.Coll coll, Filter filter, Dialect dialect, boolean descending, boolean ids, String scanned,
+                   Optional<SortCut> cut) {
             this.scanned = scanned;
+            this.cut = cut;
             this.table = coll.table();
             this.prefilter = TextPrefilter.of(filter, dialect.textPrefilter(), "body");
             this.dialect = dialect;
@@ -404,7 +466,8 @@ public final class ParallelScans {
             this.ids = ids;
         }
 
-        void read(SqlConnection sql, byte[] low, byte[] high, Scan.Rows rows) throws SQLException {
+        /** Reads {@code [low, high)}; {@code threshold}: the {@link SortCut}'s bound (NaN: none). */
+        void read(SqlConnection sql, byte[] low, byte[] high, double threshold, Scan.Rows rows) throws SQLException {
             StringBuilder q = new StringBuilder("SELECT ").append(scanned).append(ids ? ", id FROM " : " FROM ").append(table)
                     .append(" WHERE 1 = 1");
             if (low != null) {
@@ -413,7 +476,11 @@ public final class ParallelScans {
             if (high != null) {
                 q.append(" AND id < ?");
             }
-            PreparedStatement ps = sql.prepare(q.append(prefilter.sql()).append(order).toString());
+            q.append(prefilter.sql());
+            if (cut.isPresent()) {
+                q.append(" AND weft_sort_keep(body, ?, ?, ?)");
+            }
+            PreparedStatement ps = sql.prepare(q.append(order).toString());
             if (dialect.fetchRows() > 0) {
                 ps.setFetchSize(dialect.fetchRows());
             }
@@ -425,7 +492,16 @@ public final class ParallelScans {
             if (high != null) {
                 ps.setBytes(p++, high);
             }
-            prefilter.bind(ps, p);
+            p = prefilter.bind(ps, p);
+            if (cut.isPresent()) {
+                ps.setString(p++, cut.get().name());
+                if (Double.isNaN(threshold)) {
+                    ps.setNull(p++, Types.DOUBLE);
+                } else {
+                    ps.setDouble(p++, threshold);
+                }
+                ps.setInt(p, cut.get().descending() ? 1 : 0);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 ByteRows each = dialect.byteRows(ps, rs);
                 Scan.RowId id = ids ? () -> each.bytes(2) : () -> null;

@@ -32,6 +32,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntFunction;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
@@ -380,9 +381,22 @@ public final class SqlEngine {
                     : hint.isEmpty() ? heldForTrigramLookup(sql, coll, plan, filter) : Optional.empty();
             ParallelScans scans = parallel;
             if (held.isEmpty() && scans != null && wholeCollection(plan)) {
-                List<Heap> parts = scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true,
-                        reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes)),
-                        (part, range, id, body) -> part.offer(id, body));
+                IntFunction<Heap> partOf = reader -> new Heap(matcher, new TopK(sort, skip, left, maxSortBytes));
+                Optional<ParallelScans.SortCut> cut = sortCut(sort);
+                ParallelScans.PartRows<Heap> offer = new ParallelScans.PartRows<>() {
+                    @Override
+                    public boolean row(Heap part, int range, Scan.RowId id, byte[] body) throws SQLException {
+                        return part.offer(id, body);
+                    }
+
+                    @Override
+                    public double threshold(Heap part) {
+                        return part.top().firstNumber();
+                    }
+                };
+                List<Heap> parts = cut.isPresent()
+                        ? scans.unorderedSorted(sql, dialect, coll, filter, cut.get(), time, true, partOf, offer)
+                        : scans.unordered(sql, dialect, coll, filter, time, Integer.MAX_VALUE, true, partOf, offer);
                 if (parts != null) {
                     TopK top = parts.getFirst().top();
                     parts.subList(1, parts.size()).forEach(p -> top.offerAll(p.top()));
@@ -424,6 +438,21 @@ public final class SqlEngine {
         }
         return dev.weft.query.DocumentHead.namesRead(filter, sort).stream()
                 .mapToLong(dev.weft.query.DocumentHead::bits).findFirst();
+    }
+
+    /**
+     * The first key of {@code sort} as the database may drop rows by it ({@link ParallelScans.SortCut}):
+     * a top-level name (no dots), when the sort has stored keys (not a text score).
+     */
+    private static Optional<ParallelScans.SortCut> sortCut(Sort sort) {
+        if (sort == null || sort.byTextScore() || sort.fields().isEmpty()) {
+            return Optional.empty();
+        }
+        dev.weft.query.IndexField first = sort.fields().getFirst();
+        if (first.path().isEmpty() || first.path().indexOf('.') >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new ParallelScans.SortCut(first.path(), first.direction() < 0));
     }
 
     private static List<StoredDocument> stored(List<byte[]> bodies) {

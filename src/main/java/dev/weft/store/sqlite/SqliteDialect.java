@@ -43,16 +43,23 @@ final class SqliteDialect implements Dialect {
     private final int headBytes;
     private final Fts5Trigrams trigrams;
     private final Optional<TextPostings> text;
+    private final boolean sortKeep;
 
     /**
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
      * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeTop}: every
-     * connection of the store has {@link NativeRanking}'s {@code weft_top}.
+     * connection of the store has {@link NativeRanking}'s {@code weft_top} and {@code weft_sort_keep}.
      */
     SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeTop) {
         this.headBytes = headBytes;
+        this.sortKeep = nativeTop;
         trigrams = new Fts5Trigrams(trigramPendingRows, pending);
         text = Optional.of(new Fts5Postings(textPendingRows, pending, nativeTop));
+    }
+
+    @Override
+    public boolean sortKeep() {
+        return sortKeep;
     }
 
     /** The FTS5 indexes' pending documents, which the writer puts into FTS5 when idle or when a query asks. */
