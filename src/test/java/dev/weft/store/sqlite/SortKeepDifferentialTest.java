@@ -41,6 +41,20 @@ class SortKeepDifferentialTest {
 
     @Test
     void pagesAreTheSameWithAndWithoutTheNativeCut() {
+        check(false);
+    }
+
+    /**
+     * Only small integers, their documents' ids in descending order of them: one reader reads the
+     * best of a descending sort in its first run, its heap's worst is the page's boundary, so a cut
+     * that dropped a tie or a row a little better would show on the page.
+     */
+    @Test
+    void pagesAreTheSameWhereOnePartHoldsThePage() {
+        check(true);
+    }
+
+    private void check(boolean onlySmall) {
         long seed = Long.getLong("weft.seed", System.nanoTime());
         Random random = new Random(seed);
         String[] split = {"--scan-split-min-rows", "10", "--parallel-scans", "1", "--scan-parts", "2"};
@@ -50,7 +64,7 @@ class SortKeepDifferentialTest {
             List<JsonNode> docs = new ArrayList<>();
             List<ObjectNode> batch = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
-                String text = document(i, random);
+                String text = onlySmall ? smallDocument(i, random) : document(i, random);
                 ObjectNode d = JSON.parseObject(text.getBytes(StandardCharsets.UTF_8), "doc");
                 batch.add(d);
                 docs.add(JSON.parseObject(JSON.bytes(d), "doc"));
@@ -65,8 +79,8 @@ class SortKeepDifferentialTest {
             for (int q = 0; q < 150; q++) {
                 String spec = sort(random);
                 String filterText = random.nextInt(4) == 0 ? "{\"m\":{\"$gte\":" + random.nextInt(6) + "}}" : "{}";
-                long skip = random.nextInt(3) == 0 ? random.nextInt(40) : 0;
-                long limit = 1 + random.nextInt(random.nextBoolean() ? 10 : 60);
+                long skip = random.nextInt(3) == 0 ? random.nextInt(200) : 0;
+                long limit = 1 + random.nextInt(random.nextBoolean() ? 10 : 100);
                 String context = "seed=" + seed + " sort=" + spec + " filter=" + filterText + " skip=" + skip + " limit=" + limit;
                 Sort sort = Sort.parse(spec, LIMITS);
                 Filter filter = Filter.parse(JSON.parse(filterText, "filter"), LIMITS);
@@ -102,27 +116,47 @@ class SortKeepDifferentialTest {
         };
     }
 
+    /** 40 bytes in increasing order, none escaped in JSON. */
+    private static final String GROUPS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcd";
+
+    private static String smallDocument(int i, Random random) {
+        int small = random.nextInt(40) - 20;
+        // the id's first byte orders the documents by n, descending; random letters after it spread each n over many ranges
+        char group = GROUPS.charAt(19 - small);
+        StringBuilder id = new StringBuilder().append(group);
+        for (int j = 0; j < 6; j++) {
+            id.append((char) ('a' + random.nextInt(26)));
+        }
+        return String.format("{\"_id\":\"%s-%d\",\"m\":%d,\"n\":%d}", id, i, random.nextInt(8), small);
+    }
+
     /** Document {@code i}: its {@code n} one of many kinds, at the start, in the middle or last. */
     private static String document(int i, Random random) {
+        boolean rare = random.nextInt(8) == 0; // large numbers rare, so that pages reach the small ones with their ties
+        int small = random.nextInt(40) - 20;
         String n = switch (random.nextInt(14)) {
-            case 0, 1, 2 -> "\"n\":" + (random.nextInt(200) - 100);
-            case 3 -> "\"n\":" + ((1L << 53) + random.nextInt(8) - 4);
-            case 4 -> "\"n\":" + random.nextLong();
-            case 5, 6 -> "\"n\":" + (random.nextInt(20000) - 10000) / 64.0;
-            case 7 -> "\"n\":" + (random.nextBoolean() ? "123456789012345678901234567" : "0.10000000000000000555111512312578270211815834045410156251");
+            case 3 -> "\"n\":" + (rare ? Long.toString((1L << 53) + random.nextInt(8) - 4) : "-0");
+            case 4 -> "\"n\":" + (rare ? random.nextLong() : small);
+            case 5, 6 -> "\"n\":" + (random.nextInt(2560) - 1280) / 64.0;
+            case 7 -> "\"n\":" + (!rare ? "0.5e1" : random.nextBoolean() ? "123456789012345678901234567"
+                    : "0.10000000000000000555111512312578270211815834045410156251");
             case 8 -> "\"n\":\"s" + random.nextInt(50) + "\"";
             case 9 -> "\"n\":null";
             case 10 -> "\"x\":1";
-            case 11 -> "\"n\":" + (random.nextBoolean() ? "true" : "[" + random.nextInt(200) + "," + (random.nextInt(200) - 100) + "]");
+            case 11 -> "\"n\":" + (random.nextBoolean() ? "true" : "[" + (random.nextInt(40) - 20) + "," + (random.nextInt(40) - 20) + "]");
             case 12 -> "\"n\":{\"v\":" + random.nextInt(10) + "}";
-            default -> "\"n\\\"\":" + random.nextInt(10) + ",\"n\":" + (random.nextInt(200) - 100);
+            case 13 -> "\"n\\\"\":" + random.nextInt(10) + ",\"n\":" + small;
+            default -> "\"n\":" + small; // small integers, many ties
         };
+        // ids: a small integer's document sorts by it (the larger, the earlier), so that one reader reads the best of
+        // a descending sort in its first run, its heap's worst is the page's boundary, and a wrong cut shows on the page
+        String id = n.endsWith(":" + small) ? String.format("\"k%02d-%d\"", 20 - small, i) : "\"z" + random.nextLong() + "\"";
         String m = "\"m\":" + random.nextInt(8);
         String filler = "\"t\":\"text " + i + " with \\\"quotes\\\" and {brackets]\"";
         return switch (i % 3) {
-            case 0 -> "{\"_id\":" + i + "," + n + "," + m + "," + filler + "}";
-            case 1 -> "{\"_id\":" + i + "," + m + "," + n + "," + filler + "}";
-            default -> "{\"_id\":" + i + "," + filler + "," + m + "," + n + "}";
+            case 0 -> "{\"_id\":" + id + "," + n + "," + m + "," + filler + "}";
+            case 1 -> "{\"_id\":" + id + "," + m + "," + n + "," + filler + "}";
+            default -> "{\"_id\":" + id + "," + filler + "," + m + "," + n + "}";
         };
     }
 }
