@@ -21,7 +21,9 @@ import org.sqlite.core.DB;
 /**
  * Weft's native {@code $text} ranking function, {@code weft_top} (src/main/c/weft_rank.c: FTS5's
  * bm25 that skips the length lookup of a row that cannot be among the best n;
- * docs/decisions/0010-native-text-ranking.md), loaded into each SQLite connection of a store.
+ * docs/decisions/0010-native-text-ranking.md), loaded into each SQLite connection of a store,
+ * with the same library's {@code weft_sort_keep} (src/main/c/weft_sort.c: an unindexed sort's
+ * rows that cannot enter are dropped in SQLite, {@code ParallelScans.SortCut}).
  *
  * <p>The library is built for this platform by {@code scripts/build-native} (when a C compiler is
  * there) and packaged as the resource {@code /weft-native/<os>-<arch>/libweftrank.so}. The first
