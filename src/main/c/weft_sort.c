@@ -12,11 +12,16 @@
  * double first, so such a row is strictly worse than the worst kept row and cannot enter.
  * Answers 1 (keep) for everything it does not read: threshold NULL or NaN, the field missing,
  * null, a string, an array, an object, true/false, a number followed by a letter, a body that is
- * not a JSON object, any top-level name holding a backslash escape (it might spell `name`).
+ * not a JSON object, a top-level name holding a backslash escape met before the field (it might
+ * spell `name`; once `name` is found spelled plainly, an escaped spelling would be a second
+ * field of that name, which a stored document never has).
  * A stored document names each field once (it is written from a tree), so the first match is the
- * field. Only the top level is walked: strings are skipped to their unescaped closing quote,
- * nested objects and arrays by counting brackets outside strings.
+ * field. Only the top level is walked, from the last field back (sort fields are mostly near the
+ * end, and the server's _etag is last): a string is skipped back to its opening quote (a quote
+ * inside it is escaped, preceded by an odd run of backslashes), nested objects and arrays by
+ * counting brackets outside strings.
  */
+#define _GNU_SOURCE /* memrchr */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
@@ -26,69 +31,72 @@ static int isBlank(unsigned char c){
   return c==' ' || c=='\n' || c=='\r' || c=='\t';
 }
 
-/* The index just past the string whose opening quote is at b[i]; -1 when it does not end. */
-static long stringEnd(const unsigned char *b, long n, long i){
-  long at = i + 1;
+/* The opening quote of the string whose closing quote is at b[j] (a quote inside it is escaped: an odd run of backslashes before it); -1 when none. */
+static long stringStartBefore(const unsigned char *b, long j){
+  long end = j;
   for(;;){
-    const unsigned char *q = memchr(b + at, '"', (size_t)(n - at));
+    const unsigned char *q = end > 0 ? memrchr(b, '"', (size_t)end) : 0;
     if( !q ) return -1;
     long k = q - b, slashes = 0;
-    while( k - 1 - slashes > i && b[k - 1 - slashes]=='\\' ) slashes++;
-    if( (slashes & 1)==0 ) return k + 1;
-    at = k + 1;
+    while( k - 1 - slashes >= 0 && b[k - 1 - slashes]=='\\' ) slashes++;
+    if( (slashes & 1)==0 ) return k;
+    end = k;
   }
 }
 
-/* The index just past the value starting at b[i] (a string, an object, an array, or a bare literal); -1 when unreadable. */
-static long valueEnd(const unsigned char *b, long n, long i){
-  if( b[i]=='"' ) return stringEnd(b, n, i);
-  if( b[i]=='{' || b[i]=='[' ){
+/* The first index of the value ending at b[j] (inclusive), read backwards; -1 when unreadable. */
+static long valueStartBefore(const unsigned char *b, long j){
+  if( b[j]=='"' ) return stringStartBefore(b, j);
+  if( b[j]=='}' || b[j]==']' ){
     long depth = 0;
-    while( i < n ){
-      unsigned char c = b[i];
-      if( c=='"' ){ i = stringEnd(b, n, i); if( i < 0 ) return -1; continue; }
-      if( c=='{' || c=='[' ) depth++;
-      else if( c=='}' || c==']' ){ if( --depth==0 ) return i + 1; }
-      i++;
+    while( j >= 0 ){
+      unsigned char c = b[j];
+      if( c=='"' ){ j = stringStartBefore(b, j); if( j < 0 ) return -1; j--; continue; }
+      if( c=='}' || c==']' ) depth++;
+      else if( c=='{' || c=='[' ){ if( --depth==0 ) return j; }
+      j--;
     }
     return -1;
   }
-  while( i < n && b[i]!=',' && b[i]!='}' && !isBlank(b[i]) ) i++;
-  return i;
+  while( j > 0 && b[j - 1]!=',' && b[j - 1]!=':' && b[j - 1]!='{' && b[j - 1]!='[' && !isBlank(b[j - 1]) ) j--;
+  return j;
 }
 
 /*
- * Where the value of the top-level field `name` starts: its index, -2 when the object has no such
- * field, -1 when the bytes are not read here (keep).
+ * Where the value of the top-level field `name` starts, the fields read from the last one back
+ * (a sort field is mostly near the end: a counter, a timestamp, the server's _etag last): its
+ * index, -2 when the object has no such field, -1 when the bytes are not read here (keep).
  */
-static long fieldStart(const unsigned char *b, long n, const unsigned char *name, long nameLen){
-  long i = 0;
-  while( i < n && isBlank(b[i]) ) i++;
-  if( i >= n || b[i]!='{' ) return -1;
-  i++;
+static long fieldStartFromEnd(const unsigned char *b, long n, const unsigned char *name, long nameLen){
+  long first = 0;
+  while( first < n && isBlank(b[first]) ) first++;
+  long j = n - 1;
+  while( j > first && isBlank(b[j]) ) j--;
+  if( first >= j || b[first]!='{' || b[j]!='}' ) return -1;
+  j--; /* before the closing brace */
   for(;;){
-    while( i < n && isBlank(b[i]) ) i++;
-    if( i >= n ) return -1;
-    if( b[i]=='}' ) return -2;
-    if( b[i]!='"' ) return -1;
-    long end = stringEnd(b, n, i);
-    if( end < 0 ) return -1;
-    if( memchr(b + i + 1, '\\', (size_t)(end - i - 2)) ) return -1; /* an escaped name might spell `name` */
-    int match = end - i - 2==nameLen && memcmp(b + i + 1, name, (size_t)nameLen)==0;
-    i = end;
-    while( i < n && isBlank(b[i]) ) i++;
-    if( i >= n || b[i]!=':' ) return -1;
-    i++;
-    while( i < n && isBlank(b[i]) ) i++;
-    if( i >= n ) return -1;
-    if( match ) return i;
-    i = valueEnd(b, n, i);
-    if( i < 0 ) return -1;
-    while( i < n && isBlank(b[i]) ) i++;
-    if( i >= n ) return -1;
-    if( b[i]==',' ){ i++; continue; }
-    if( b[i]=='}' ) return -2;
-    return -1;
+    while( j > first && isBlank(b[j]) ) j--;
+    if( j==first ) return -2; /* at the opening brace: no (more) fields */
+    long start = valueStartBefore(b, j);
+    if( start <= first ) return -1;
+    long k = start - 1;
+    while( k > first && isBlank(b[k]) ) k--;
+    if( b[k]!=':' ) return -1;
+    k--;
+    while( k > first && isBlank(b[k]) ) k--;
+    if( b[k]!='"' ) return -1;
+    long open = stringStartBefore(b, k);
+    if( open <= first ) return -1;
+    if( memchr(b + open + 1, '\\', (size_t)(k - open - 1)) ) return -1; /* an escaped name might spell `name` */
+    if( k - open - 1==nameLen && memcmp(b + open + 1, name, (size_t)nameLen)==0 ){
+      while( start < n && isBlank(b[start]) ) start++;
+      return start;
+    }
+    j = open - 1;
+    while( j > first && isBlank(b[j]) ) j--;
+    if( j==first ) return -2;
+    if( b[j]!=',' ) return -1;
+    j--;
   }
 }
 
@@ -141,7 +149,7 @@ static void weftSortKeep(sqlite3_context *ctx, int nVal, sqlite3_value **apVal){
   const unsigned char *b = sqlite3_value_blob(apVal[0]);
   long n = sqlite3_value_bytes(apVal[0]);
   if( !name || !b ){ sqlite3_result_int(ctx, 1); return; }
-  long at = fieldStart(b, n, name, nameLen);
+  long at = fieldStartFromEnd(b, n, name, nameLen);
   double v;
   if( at < 0 || !(b[at]=='-' || (b[at]>='0' && b[at]<='9')) || !number(b, n, at, &v) ){
     sqlite3_result_int(ctx, 1);

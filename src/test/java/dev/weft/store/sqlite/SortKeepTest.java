@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The native {@code weft_sort_keep(body, name, threshold, descending)} (src/main/c/weft_sort.c),
  * through SQL: it keeps (1) every row it cannot prove strictly worse than the threshold (no
- * threshold, the field missing, null, a string, an array, an object, a boolean, an escaped name,
+ * threshold, the field missing, null, a string, an array, an object, a boolean, an escaped name
+ * passed before the field is found (fields are read from the last one back),
  * a body that is no object, a number followed by a letter), and drops (0) a plain number strictly
  * worse; over random literals (integers past 2^53, fractions, exponents) it drops exactly those
  * whose double is strictly worse, and never one whose exact value ties or beats the threshold.
@@ -29,7 +30,7 @@ class SortKeepTest {
     void keepsEverythingItCannotProveWorse() throws SQLException {
         try (Connection c = connection()) {
             List<String> kept = List.of("{\"n\":5}", "{\"m\":1}", "{\"n\":null}", "{\"n\":\"1\"}", "{\"n\":[1]}",
-                    "{\"n\":{\"a\":1}}", "{\"n\":true}", "{\"\\u006e\":1}", "{\"a\\\"\":2,\"n\":1}", "[1]", "1", "{\"n\":1x}",
+                    "{\"n\":{\"a\":1}}", "{\"n\":true}", "{\"\\u006e\":1}", "{\"n\":1,\"a\\\"\":2}", "[1]", "1", "{\"n\":1x}",
                     "{\"n\":-Infinity}", "{\"n\":NaN}", "", "{\"n\":");
             assertThat(keep(c, kept.getFirst(), null, true)).as("worse than 10, but no threshold is bound").isTrue();
             assertThat(keep(c, kept.getFirst(), Double.NaN, true)).as("a NaN threshold").isTrue();
@@ -40,6 +41,11 @@ class SortKeepTest {
             // strings holding an escaped quote, or ending in an escaped backslash, are skipped whole: n is found and read
             assertThat(keep(c, "{\"a\":\"x\\\"\",\"n\":1}", 10.0, true)).isFalse();
             assertThat(keep(c, "{\"a\":\"x\\\\\",\"n\":1}", 10.0, true)).isFalse();
+            // read from the end back: every kind of value after n is passed over to reach it
+            String after = "{ \"n\" : 1 , \"a\":\"x\\\\\", \"b\":\"y\\\"}\\\\\\\"\" ,\"c\":[1,\"]\",{\"d\":\"}[\"}],\"e\":-2.5e3,\"f\":null }";
+            assertThat(keep(c, after, 10.0, true)).as(after).isFalse();
+            assertThat(keep(c, after, 1.0, true)).as(after).isTrue();
+            assertThat(keep(c, after.replace("\"n\"", "\"m\""), 10.0, true)).as("missing").isTrue();
         }
     }
 
