@@ -137,8 +137,57 @@ class TextTermsFastPathTest {
                     expected.get(classes.indexOf(weight)).add(general);
                 }
             });
-            assertThat(index.termsByWeight(doc)).as("%s", doc)
-                    .isEqualTo(expected.stream().map(terms -> String.join(" ", terms)).toList());
+            TermsByWeight terms = index.termsByWeight(doc);
+            assertThat(terms).as("%s", doc).isEqualTo(expected.stream().map(t -> String.join(" ", t)).toList());
+            // the texts hold quotes, backslashes and control characters between words; no term does
+            assertThat(terms.jsonPlain()).as("%s", doc).isTrue();
+            assertThat(terms).allMatch(TermsText::jsonPlain);
+        }
+    }
+
+    /** A term that JSON would escape makes the text not JSON-plain; the packed table never learns one, so its terms stay plain. */
+    @Test
+    void aTermThatJsonEscapesIsToldAndNeverLearnt() {
+        TermsText text = new TermsText();
+        text.add("plain");
+        assertThat(text.jsonPlain()).isTrue();
+        for (String bad : List.of("a\"b", "a\\b", "a\u0001b", "\n")) {
+            TermsText t = new TermsText();
+            t.add("plain");
+            t.add(bad);
+            assertThat(t.jsonPlain()).as(bad).isFalse();
+            assertThat(TermsText.jsonPlain(bad)).as(bad).isFalse();
+        }
+        AsciiTerms terms = new AsciiTerms();
+        terms.learn("quoted", "quo\"ted");
+        for (int i = 0; i < 64; i++) { // enough misses for the table to be copied with the words learnt
+            terms.learn("w" + i, "t" + i);
+        }
+        byte[] quoted = "quoted".getBytes(StandardCharsets.US_ASCII);
+        assertThat(terms.add(quoted, 0, quoted.length, new TermsText())).isFalse();
+        byte[] w1 = "w1".getBytes(StandardCharsets.US_ASCII);
+        TermsText out = new TermsText();
+        assertThat(terms.add(w1, 0, w1.length, out)).isTrue();
+        assertThat(out.toString()).isEqualTo("t1");
+    }
+
+    /** The packed table's hash reads a word 8 bytes at a time where the array holds them, else byte by byte: the same hash either way. */
+    @Test
+    void aWordsHashIsTheSameWhereverItLies() {
+        Random random = new Random(3);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] word = new byte[1 + random.nextInt(AsciiTerms.MAX_WORD_BYTES)];
+            for (int k = 0; k < word.length; k++) {
+                word[k] = (byte) ('a' + random.nextInt(26));
+            }
+            byte[] inText = new byte[word.length + 20];
+            int at = random.nextInt(10);
+            System.arraycopy(word, 0, inText, at, word.length);
+            int alone = AsciiTerms.hash(word, 0, word.length);
+            assertThat(AsciiTerms.hash(inText, at, at + word.length)).isEqualTo(alone);
+            byte[] atEnd = new byte[word.length + at];
+            System.arraycopy(word, 0, atEnd, at, word.length);
+            assertThat(AsciiTerms.hash(atEnd, at, atEnd.length)).isEqualTo(alone);
         }
     }
 
@@ -163,7 +212,7 @@ class TextTermsFastPathTest {
             for (String word : words) {
                 byte[] bytes = ("<" + word + ">").getBytes(StandardCharsets.US_ASCII);
                 TermsText out = new TermsText();
-                if (terms.add(bytes, 1, bytes.length - 1, word.hashCode(), out)) {
+                if (terms.add(bytes, 1, bytes.length - 1, out)) {
                     assertThat(out.toString()).as(word).isEqualTo(word.length() % 3 == 0 ? "" : word.toUpperCase());
                 } else {
                     assertThat(out.toString()).isEmpty();
@@ -183,7 +232,7 @@ class TextTermsFastPathTest {
         for (int round = 0; round < 3; round++) {
             words.forEach(w -> {
                 byte[] bytes = w.getBytes(StandardCharsets.US_ASCII);
-                if (!terms.add(bytes, 0, bytes.length, w.hashCode(), new TermsText())) {
+                if (!terms.add(bytes, 0, bytes.length, new TermsText())) {
                     terms.learn(w, "t" + w);
                 }
             });
@@ -192,7 +241,7 @@ class TextTermsFastPathTest {
         for (String w : words) {
             byte[] bytes = w.getBytes(StandardCharsets.US_ASCII);
             TermsText out = new TermsText();
-            if (terms.add(bytes, 0, bytes.length, w.hashCode(), out)) {
+            if (terms.add(bytes, 0, bytes.length, out)) {
                 found++;
                 assertThat(out.toString()).isEqualTo("t" + w);
             }
