@@ -14,7 +14,8 @@ import java.util.Arrays;
  * check of every character when it is told so.
  */
 final class TermsText {
-    private byte[] bytes = new byte[256];
+    /** Empty until the first {@link #reserve} or term: then as long as the first text's bytes (its terms are fewer), doubled as it grows. */
+    private byte[] bytes = new byte[0];
     private int length;
     private boolean jsonPlain = true;
 
