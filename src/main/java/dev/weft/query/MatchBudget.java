@@ -22,17 +22,36 @@ public final class MatchBudget {
     private static final Exceeded EXCEEDED = new Exceeded();
 
     private final boolean limited;
+    private final ArrayKeys arrays;
     private long left;
 
-    private MatchBudget(boolean limited) {
+    private MatchBudget(boolean limited, ArrayKeys arrays) {
         this.limited = limited;
+        this.arrays = arrays;
+    }
+
+    private MatchBudget(boolean limited) {
+        this(limited, ArrayKeys.NONE);
     }
 
     /** A budget of {@code limit} value tests. */
     public static MatchBudget of(long limit) {
-        MatchBudget b = new MatchBudget(true);
+        return of(limit, ArrayKeys.NONE);
+    }
+
+    /**
+     * A budget of {@code limit} value tests whose evaluations look large arrays' elements up in
+     * {@code arrays} (shared with the owner's other budgets; the same answers and tests as a walk).
+     */
+    public static MatchBudget of(long limit, ArrayKeys arrays) {
+        MatchBudget b = new MatchBudget(true, arrays);
         b.left = limit;
         return b;
+    }
+
+    /** The arrays this budget's evaluations remember ({@link ArrayKeys#NONE} for none). */
+    ArrayKeys arrays() {
+        return arrays;
     }
 
     /** Starts over with {@code limit} value tests. */

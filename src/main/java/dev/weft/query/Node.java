@@ -357,6 +357,12 @@ abstract class Node implements Filter {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
+                Set<Object> keys = test.keys();
+                if (keys != null && budget.arrays().remembers(value)) {
+                    int first = budget.arrays().firstIndex(value, keys);
+                    budget.spend(first < 0 ? value.size() : first + 1L); // what the walk below spends
+                    return first >= 0;
+                }
                 for (JsonNode element : value) {
                     if (test.test(element, budget)) {
                         return true;

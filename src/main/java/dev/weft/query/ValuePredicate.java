@@ -35,6 +35,15 @@ abstract class ValuePredicate {
     }
 
     /**
+     * The {@link EqualityKeys keys} that decide this test alone, each value tested costing one
+     * value test: a value passes exactly when it has one of these keys. Null when the test is not
+     * only that ({@link ArrayKeys} then cannot stand for it).
+     */
+    Set<Object> keys() {
+        return null;
+    }
+
+    /**
      * Intervals holding the index key of every value that passes, expanded as index keys are
      * (array elements; an empty array as itself); null when they would not narrow.
      */
@@ -69,15 +78,24 @@ abstract class ValuePredicate {
     static final class Eq extends ValuePredicate {
         private final JsonNode operand;
         private final Values.Bracket bracket;
+        /** The operand's {@link EqualityKeys key} alone, or null when it has none. */
+        private final Set<Object> keys;
 
         Eq(JsonNode operand) {
             this.operand = operand;
             this.bracket = Values.sortBracket(Values.bracket(operand));
+            Object key = EqualityKeys.of(operand);
+            this.keys = key == null ? null : Set.of(key);
         }
 
         /** The operand's {@link EqualityKeys key}, or null. */
         Object key() {
-            return EqualityKeys.of(operand);
+            return keys == null ? null : keys.iterator().next();
+        }
+
+        @Override
+        Set<Object> keys() {
+            return keys;
         }
 
         @Override
@@ -151,6 +169,11 @@ abstract class ValuePredicate {
         boolean test(JsonNode value, MatchBudget budget) {
             budget.spend(1 + unkeyed.length);
             return test(value);
+        }
+
+        @Override
+        Set<Object> keys() {
+            return unkeyed.length == 0 && !keys.isEmpty() ? keys : null;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.weft.stream;
 
 import dev.weft.core.WeftException;
+import dev.weft.query.ArrayKeys;
 import dev.weft.query.MatchBudget;
 import dev.weft.store.ChangeEvent;
 import dev.weft.store.EventLog;
@@ -55,7 +56,16 @@ final class Dispatcher {
      * Dispatcher only: the first pass's bound on the access rule's own tests, reset for each
      * match; past it the subscriber waits for the second pass, where the rule is unbounded.
      */
-    private final MatchBudget ruleTests = MatchBudget.of(QUICK_TESTS);
+    private final MatchBudget ruleTests;
+    /**
+     * Dispatcher only: the second pass's access rule, unbounded (it never ends a stream). It,
+     * {@link #budget} and {@link #ruleTests} look large arrays of the current event up in
+     * {@link #arrays}, so a rule naming an array (each subscriber a class of her own when it holds
+     * {@code @user}) walks a writer's huge array once per event, not once per subscriber.
+     */
+    private final MatchBudget ruleUnbounded;
+    /** Dispatcher only: the current event's large arrays, forgotten after it. */
+    private final ArrayKeys arrays = ArrayKeys.remembering();
     /** Dispatcher only: subscribers whose queue filled during the current event, cut off after it. */
     private final List<Subscriber> full = new ArrayList<>();
     /** Dispatcher only: subscribers whose match ran past {@link #QUICK_TESTS}, matched after the others. */
@@ -79,7 +89,9 @@ final class Dispatcher {
         this.hub = hub;
         this.sent = sent;
         this.laneLag = laneLag;
-        this.budget = MatchBudget.of(matcher.budget);
+        this.budget = MatchBudget.of(matcher.budget, arrays);
+        this.ruleTests = MatchBudget.of(QUICK_TESTS, arrays);
+        this.ruleUnbounded = MatchBudget.of(Long.MAX_VALUE, arrays);
         this.commits = new ArrayBlockingQueue<>(dispatchQueue);
         log.addCommitListener((commit, events) -> {
             if (!commits.offer(events)) {
@@ -183,7 +195,8 @@ final class Dispatcher {
             if (!costly.isEmpty()) {
                 answers.clear(); // the second pass has the whole budget
                 for (Subscriber s : costly) {
-                    consider(s, v, matcher.budget, MatchBudget.UNLIMITED);
+                    ruleUnbounded.reset(Long.MAX_VALUE);
+                    consider(s, v, matcher.budget, ruleUnbounded);
                 }
                 costly.clear();
                 fanout.flush();
@@ -198,6 +211,7 @@ final class Dispatcher {
             invalidated.forEach(s -> s.invalidate(v.invalidate()));
             invalidated.clear();
             answers.clear(); // no frame outlives its event here
+            arrays.forget();
             sent.addAndGet(queued);
             queued = 0;
         }
