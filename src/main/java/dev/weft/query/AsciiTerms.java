@@ -1,8 +1,5 @@
 package dev.weft.query;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -13,7 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The index terms of ASCII words of one language learnt so far, packed so that a word is found by
  * its bytes where they lie in a text ({@link TextTokens#addTerms}) with two memory reads: a
- * slot of a hash table (the word's {@link #hash} and where its entry is) and the entry, the word's
+ * slot of a hash table (the word's String hash and where its entry is) and the entry, the word's
  * bytes followed by its term's. Analysing a document was mostly finding the terms of its words
  * in a map of Strings: a String made of each word, then the map's node, key and value, each a
  * read from memory that the rest of a request's work had pushed out of the processor's caches.
@@ -40,7 +37,7 @@ final class AsciiTerms {
     private static final int MAX_PROBES = 32;
 
     /**
-     * {@code slots}: per slot, the word's {@link #hash} (high 32 bits) and its entry's offset in
+     * {@code slots}: per slot, the word's String hash (high 32 bits) and its entry's offset in
      * {@code entries} plus one (low 32 bits; 0: empty); their number is a power of two. An entry
      * is the word's length, its bytes, its term's length (0: a stop word) and its term's bytes.
      */
@@ -56,15 +53,14 @@ final class AsciiTerms {
     private final ReentrantLock copying = new ReentrantLock();
 
     /**
-     * Adds the term of the word {@code text[start, end)} (ASCII) to {@code into} (nothing for a
-     * stop word); false, having added nothing, when the word is not known.
+     * Adds the term of the word {@code text[start, end)} (ASCII; {@code hash} its String hash) to
+     * {@code into} (nothing for a stop word); false, having added nothing, when the word is not known.
      */
-    boolean add(byte[] text, int start, int end, TermsText into) {
+    boolean add(byte[] text, int start, int end, int hash, TermsText into) {
         Table t = table;
         if (t.words == 0 || end - start > MAX_WORD_BYTES) {
             return false;
         }
-        int hash = hash(text, start, end);
         long[] slots = t.slots;
         byte[] entries = t.entries;
         int length = end - start;
@@ -141,7 +137,7 @@ final class AsciiTerms {
                 continue;
             }
             byte[] term = e.getValue().getBytes(StandardCharsets.US_ASCII);
-            slots[free] = ((long) hash(word, 0, word.length) << 32) | (used + 1L);
+            slots[free] = ((long) e.getKey().hashCode() << 32) | (used + 1L);
             entries[used++] = (byte) word.length;
             System.arraycopy(word, 0, entries, used, word.length);
             used += word.length;
@@ -170,7 +166,7 @@ final class AsciiTerms {
 
     /** The slot {@code word} goes in, or -1 when it is there already or its slots are taken. */
     private static int freeSlot(long[] slots, byte[] entries, byte[] word) {
-        int hash = hash(word, 0, word.length);
+        int hash = new String(word, StandardCharsets.US_ASCII).hashCode();
         int mask = slots.length - 1;
         for (int probe = 0, i = slot(hash) & mask; probe < MAX_PROBES; probe++, i = (i + 1) & mask) {
             long slot = slots[i];
@@ -192,38 +188,6 @@ final class AsciiTerms {
             }
         }
         return true;
-    }
-
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    /**
-     * The hash of the word {@code text[start, end)}: of its length and of its first and last 8
-     * bytes (overlapping when shorter than 16), read 8 at a time where the array holds them. Not a
-     * chain of a multiply per byte (as String's hash): the text's word loop only finds where words
-     * end. Two words of one hash are told apart by their bytes.
-     */
-    static int hash(byte[] text, int start, int end) {
-        int length = end - start;
-        long first;
-        long last;
-        if (length >= 8) {
-            first = (long) LONGS.get(text, start);
-            last = (long) LONGS.get(text, end - 8);
-        } else {
-            first = start + 8 <= text.length ? (long) LONGS.get(text, start) & ((1L << (length * 8)) - 1) : bytes(text, start, end);
-            last = 0;
-        }
-        long h = (first * 0x9E3779B97F4A7C15L) ^ (last * 0xC2B2AE3D27D4EB4FL) ^ length;
-        return (int) (h ^ (h >>> 32));
-    }
-
-    /** {@code text[start, end)}, fewer than 8 bytes, as the low bytes of a long (little-endian, as {@link #LONGS} reads them). */
-    private static long bytes(byte[] text, int start, int end) {
-        long out = 0;
-        for (int k = end - 1; k >= start; k--) {
-            out = (out << 8) | (text[k] & 0xFF);
-        }
-        return out;
     }
 
     /** A word's first slot in a table of {@link #MAX_SLOTS} slots (masked to a smaller table's). */

@@ -139,10 +139,12 @@ final class TextTokens {
                 continue;
             }
             int start = i;
+            int hash = 0;
             do {
+                hash = 31 * hash + utf8[i];
                 i++;
             } while (i < n && (KIND[utf8[i] & 0xFF] == WORD || utf8[i] == '\'' && i + 1 < n && KIND[utf8[i + 1] & 0xFF] == WORD));
-            if (!terms.add(utf8, start, i, into)) {
+            if (!terms.add(utf8, start, i, hash, into)) {
                 String word = new String(utf8, start, i - start, StandardCharsets.ISO_8859_1);
                 String term = term(word, language, false, false);
                 add(into, term);

@@ -164,31 +164,11 @@ class TextTermsFastPathTest {
             terms.learn("w" + i, "t" + i);
         }
         byte[] quoted = "quoted".getBytes(StandardCharsets.US_ASCII);
-        assertThat(terms.add(quoted, 0, quoted.length, new TermsText())).isFalse();
+        assertThat(terms.add(quoted, 0, quoted.length, "quoted".hashCode(), new TermsText())).isFalse();
         byte[] w1 = "w1".getBytes(StandardCharsets.US_ASCII);
         TermsText out = new TermsText();
-        assertThat(terms.add(w1, 0, w1.length, out)).isTrue();
+        assertThat(terms.add(w1, 0, w1.length, "w1".hashCode(), out)).isTrue();
         assertThat(out.toString()).isEqualTo("t1");
-    }
-
-    /** The packed table's hash reads a word 8 bytes at a time where the array holds them, else byte by byte: the same hash either way. */
-    @Test
-    void aWordsHashIsTheSameWhereverItLies() {
-        Random random = new Random(3);
-        for (int i = 0; i < 5_000; i++) {
-            byte[] word = new byte[1 + random.nextInt(AsciiTerms.MAX_WORD_BYTES)];
-            for (int k = 0; k < word.length; k++) {
-                word[k] = (byte) ('a' + random.nextInt(26));
-            }
-            byte[] inText = new byte[word.length + 20];
-            int at = random.nextInt(10);
-            System.arraycopy(word, 0, inText, at, word.length);
-            int alone = AsciiTerms.hash(word, 0, word.length);
-            assertThat(AsciiTerms.hash(inText, at, at + word.length)).isEqualTo(alone);
-            byte[] atEnd = new byte[word.length + at];
-            System.arraycopy(word, 0, atEnd, at, word.length);
-            assertThat(AsciiTerms.hash(atEnd, at, atEnd.length)).isEqualTo(alone);
-        }
     }
 
     @Test
@@ -212,7 +192,7 @@ class TextTermsFastPathTest {
             for (String word : words) {
                 byte[] bytes = ("<" + word + ">").getBytes(StandardCharsets.US_ASCII);
                 TermsText out = new TermsText();
-                if (terms.add(bytes, 1, bytes.length - 1, out)) {
+                if (terms.add(bytes, 1, bytes.length - 1, word.hashCode(), out)) {
                     assertThat(out.toString()).as(word).isEqualTo(word.length() % 3 == 0 ? "" : word.toUpperCase());
                 } else {
                     assertThat(out.toString()).isEmpty();
@@ -232,7 +212,7 @@ class TextTermsFastPathTest {
         for (int round = 0; round < 3; round++) {
             words.forEach(w -> {
                 byte[] bytes = w.getBytes(StandardCharsets.US_ASCII);
-                if (!terms.add(bytes, 0, bytes.length, new TermsText())) {
+                if (!terms.add(bytes, 0, bytes.length, w.hashCode(), new TermsText())) {
                     terms.learn(w, "t" + w);
                 }
             });
@@ -241,7 +221,7 @@ class TextTermsFastPathTest {
         for (String w : words) {
             byte[] bytes = w.getBytes(StandardCharsets.US_ASCII);
             TermsText out = new TermsText();
-            if (terms.add(bytes, 0, bytes.length, out)) {
+            if (terms.add(bytes, 0, bytes.length, w.hashCode(), out)) {
                 found++;
                 assertThat(out.toString()).isEqualTo("t" + w);
             }
