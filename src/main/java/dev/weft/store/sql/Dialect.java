@@ -4,6 +4,7 @@ import dev.weft.query.DocumentHead;
 import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
@@ -81,6 +82,11 @@ public interface Dialect {
      * text (PostgreSQL's driver sends a bytea body as hex, twice its size, unless told).
      */
     default void binaryRows(SqlConnection sql, PreparedStatement ps) throws SQLException {}
+
+    /** The rows of {@code rs}, just returned by {@code ps.executeQuery()}, for a scan to read ({@link ByteRows}). */
+    default ByteRows byteRows(PreparedStatement ps, ResultSet rs) throws SQLException {
+        return ByteRows.of(rs);
+    }
 
     /** Inserts documents, skipping an id already present; returns how many were inserted. */
     int insertDocuments(SqlConnection sql, String table, List<byte[]> ids, List<byte[]> bodies) throws SQLException;

@@ -427,9 +427,10 @@ public final class ParallelScans {
             }
             prefilter.bind(ps, p);
             try (ResultSet rs = ps.executeQuery()) {
-                Scan.RowId id = ids ? () -> rs.getBytes(2) : () -> null;
-                while (rs.next()) {
-                    if (!rows.row(id, rs.getBytes(1))) {
+                ByteRows each = dialect.byteRows(ps, rs);
+                Scan.RowId id = ids ? () -> each.bytes(2) : () -> null;
+                while (each.next()) {
+                    if (!rows.row(id, each.bytes(1))) {
                         return;
                     }
                 }

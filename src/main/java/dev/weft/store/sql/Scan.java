@@ -299,9 +299,10 @@ final class Scan {
         }
         prefilter.bind(ps, p);
         try (ResultSet rs = ps.executeQuery()) {
-            RowId id = () -> rs.getBytes(1);
-            while (rs.next()) {
-                if (!rows.row(id, rs.getBytes(2))) {
+            ByteRows each = dialect.byteRows(ps, rs);
+            RowId id = () -> each.bytes(1);
+            while (each.next()) {
+                if (!rows.row(id, each.bytes(2))) {
                     return;
                 }
             }

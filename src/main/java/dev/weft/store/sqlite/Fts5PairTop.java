@@ -43,14 +43,21 @@ final class Fts5PairTop {
     private final TextIndex index;
     private final String a;
     private final String b;
+    private final boolean nativeTop;
 
-    /** {@code a} and {@code b}: two different terms (an FTS5 string each: no double quote). */
+    /** {@code a} and {@code b}: two different terms (an FTS5 string each: no double quote); ranked with bm25 alone. */
     Fts5PairTop(SqlConnection sql, String table, TextIndex index, String a, String b) {
+        this(sql, table, index, a, b, false);
+    }
+
+    /** {@code nativeTop}: the connection has {@code weft_top} ({@link Fts5Postings#best}). */
+    Fts5PairTop(SqlConnection sql, String table, TextIndex index, String a, String b, boolean nativeTop) {
         this.sql = sql;
         this.table = table;
         this.index = index;
         this.a = a;
         this.b = b;
+        this.nativeTop = nativeTop;
     }
 
     /**
@@ -59,7 +66,7 @@ final class Fts5PairTop {
      * left out; null when the cut does not apply.
      */
     List<Ranked> best(int n) throws SQLException {
-        List<Ranked> both = Fts5Postings.best(sql, table, index, phrase(a) + " AND " + phrase(b), n);
+        List<Ranked> both = Fts5Postings.best(sql, table, index, phrase(a) + " AND " + phrase(b), n, nativeTop);
         if (both.size() < n) {
             return null;
         }
@@ -83,10 +90,10 @@ final class Fts5PairTop {
         }
         List<Ranked> out = new ArrayList<>(both);
         if (aAlone) {
-            out.addAll(Fts5Postings.best(sql, table, index, phrase(a) + " NOT " + phrase(b), n));
+            out.addAll(Fts5Postings.best(sql, table, index, phrase(a) + " NOT " + phrase(b), n, nativeTop));
         }
         if (bAlone) {
-            out.addAll(Fts5Postings.best(sql, table, index, phrase(b) + " NOT " + phrase(a), n));
+            out.addAll(Fts5Postings.best(sql, table, index, phrase(b) + " NOT " + phrase(a), n, nativeTop));
         }
         out.sort(Comparator.comparingDouble(Ranked::score).reversed().thenComparing(Ranked::id, Arrays::compareUnsigned));
         return out.subList(0, n);

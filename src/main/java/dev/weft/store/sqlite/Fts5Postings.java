@@ -23,7 +23,9 @@ import java.util.List;
  * <p>A ranked lookup scores with FTS5's {@code bm25}, each column weighted by its class's weight,
  * negated so that higher is better: it grows with a term's occurrences in the document, with the
  * term's rarity in the collection (its inverse document frequency) and falls with the document's
- * length.
+ * length. The best n are found with Weft's native {@code weft_top} where the store loaded it
+ * ({@link NativeRanking}; the same scores, without the length lookup of a match that cannot be
+ * among them), else with bm25 itself.
  *
  * <p>A write does not feed FTS5 itself: it numbers its documents and puts their terms in the
  * pending table {@code <table>_p(n, last, rows)}, one row for the write's documents, in its own
@@ -40,13 +42,26 @@ import java.util.List;
  * waits for those documents to be put into FTS5 (at most {@code text-pending-rows} of them).
  */
 final class Fts5Postings implements TextPostings {
+    /** The largest n {@code weft_top} takes (WEFT_TOP_MAX_N in weft_rank.c); past it, bm25 alone. */
+    static final int NATIVE_MAX_N = 10_000_000;
+
     private final int pendingMax;
     private final PendingPostings pending;
+    private final boolean nativeTop;
 
-    /** {@code pendingMax}: {@code text-pending-rows}; {@code pending}: the store's pending documents. */
+    /** {@code pendingMax}: {@code text-pending-rows}; {@code pending}: the store's pending documents; ranked with bm25 alone. */
     Fts5Postings(int pendingMax, PendingPostings pending) {
+        this(pendingMax, pending, false);
+    }
+
+    /**
+     * {@code nativeTop}: every connection this index is read on has {@link NativeRanking}'s
+     * {@code weft_top}, which the best n are then found with ({@link #best}).
+     */
+    Fts5Postings(int pendingMax, PendingPostings pending, boolean nativeTop) {
         this.pendingMax = pendingMax;
         this.pending = pending;
+        this.nativeTop = nativeTop;
     }
 
     @Override
@@ -231,8 +246,8 @@ final class Fts5Postings implements TextPostings {
     @Override
     public Top top(SqlConnection sql, String table, TextIndex index, List<String> terms, int n) throws SQLException {
         List<Ranked> pair = terms.size() == 2 && !terms.get(0).equals(terms.get(1))
-                ? new Fts5PairTop(sql, table, index, terms.get(0), terms.get(1)).best(n) : null;
-        List<Ranked> out = pair != null ? pair : best(sql, table, index, (String) lookupArgs(terms).getFirst(), n);
+                ? new Fts5PairTop(sql, table, index, terms.get(0), terms.get(1), nativeTop).best(n) : null;
+        List<Ranked> out = pair != null ? pair : best(sql, table, index, (String) lookupArgs(terms).getFirst(), n, nativeTop);
         if (out.size() < n) {
             return new Top(out, true); // a pair's cut has n
         }
@@ -250,23 +265,40 @@ final class Fts5Postings implements TextPostings {
 
     /**
      * The best {@code n} of the documents an FTS5 query {@code match} finds, by score then id
-     * (of the n-th's score, some may be left out).
+     * (of the n-th's score, some may be left out). With {@code nativeTop}, FTS5's matches are
+     * scored by {@code weft_top} (src/main/c/weft_rank.c): bm25 bit for bit for every match that
+     * may be among the best n, NULL (sorted last, cut by the limit) for one that cannot, without
+     * its length looked up; so the same rows and scores as bm25's ORDER BY score DESC LIMIT n.
      */
-    static List<Ranked> best(SqlConnection sql, String table, TextIndex index, String match, int n) throws SQLException {
-        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored(table, index)
+    static List<Ranked> best(SqlConnection sql, String table, TextIndex index, String match, int n, boolean nativeTop)
+            throws SQLException {
+        boolean bounded = nativeTop && n >= 1 && n <= NATIVE_MAX_N;
+        String scored = bounded
+                ? "SELECT rowid, -weft_top(" + table + "_t, ?" + weights(index) + ") AS score FROM " + table + "_t WHERE " + table + "_t MATCH ?"
+                : scored(table, index);
+        PreparedStatement best = sql.prepare("SELECT m.id, s.score FROM (" + scored
                 + " ORDER BY score DESC LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") s CROSS JOIN " + table + " m ON m.n = s.rowid ORDER BY s.score DESC, m.id");
-        best.setString(1, match);
-        best.setInt(2, n);
+        int p = 1;
+        if (bounded) {
+            best.setInt(p++, n);
+        }
+        best.setString(p++, match);
+        best.setInt(p, n);
         return rows(best);
     }
 
     /** The matches' rowids and scores: FTS5's bm25, each column weighted by its class, negated so that higher is better. */
     private static String scored(String table, TextIndex index) {
+        return "SELECT rowid, -bm25(" + table + "_t" + weights(index) + ") AS score FROM " + table + "_t WHERE " + table + "_t MATCH ?";
+    }
+
+    /** The columns' weights as bm25's (and weft_top's) arguments: {@code , 10.0, 1.0}. */
+    private static String weights(TextIndex index) {
         StringBuilder weights = new StringBuilder();
         for (int weight : index.weightClasses()) {
             weights.append(", ").append(weight).append(".0");
         }
-        return "SELECT rowid, -bm25(" + table + "_t" + weights + ") AS score FROM " + table + "_t WHERE " + table + "_t MATCH ?";
+        return weights.toString();
     }
 
     private static List<Ranked> rows(PreparedStatement ps) throws SQLException {

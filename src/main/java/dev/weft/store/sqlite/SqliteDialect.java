@@ -3,6 +3,7 @@ package dev.weft.store.sqlite;
 import dev.weft.query.DocumentHead;
 import dev.weft.query.KeyRange;
 import dev.weft.store.plan.TextPrefilter;
+import dev.weft.store.sql.ByteRows;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
 import dev.weft.store.sql.TextPostings;
@@ -45,12 +46,13 @@ final class SqliteDialect implements Dialect {
 
     /**
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
-     * {@code text-pending-rows} (the pending documents are a store's own).
+     * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeTop}: every
+     * connection of the store has {@link NativeRanking}'s {@code weft_top}.
      */
-    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes) {
+    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeTop) {
         this.headBytes = headBytes;
         trigrams = new Fts5Trigrams(trigramPendingRows, pending);
-        text = Optional.of(new Fts5Postings(textPendingRows, pending));
+        text = Optional.of(new Fts5Postings(textPendingRows, pending, nativeTop));
     }
 
     /** The FTS5 indexes' pending documents, which the writer puts into FTS5 when idle or when a query asks. */
@@ -116,6 +118,11 @@ final class SqliteDialect implements Dialect {
     @Override
     public int fetchRows() {
         return 0;
+    }
+
+    @Override
+    public ByteRows byteRows(PreparedStatement ps, ResultSet rs) throws SQLException {
+        return SteppedRows.of(ps, rs);
     }
 
     @Override

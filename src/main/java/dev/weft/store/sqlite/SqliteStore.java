@@ -85,10 +85,16 @@ public final class SqliteStore extends SqlStore implements EventLog {
     private List<ChangeEvent> ddlEvents;
 
     public SqliteStore(Settings settings, Json json) {
-        this(settings, json, new SqliteDialect(settings.trigramPendingRows(), settings.textPendingRows(), settings.documentHeadBytes()));
+        this(settings, json, NativeRanking.forStore(settings.textNativeRanking() == 1));
     }
 
-    private SqliteStore(Settings settings, Json json, SqliteDialect dialect) {
+    private SqliteStore(Settings settings, Json json, NativeRanking ranking) {
+        this(settings, json, new SqliteDialect(settings.trigramPendingRows(), settings.textPendingRows(), settings.documentHeadBytes(),
+                ranking.enabled()), ranking);
+    }
+
+    /** {@code ranking}: loaded into every connection that may serve a {@code $text} query (the writer's and the readers'). */
+    private SqliteStore(Settings settings, Json json, SqliteDialect dialect, NativeRanking ranking) {
         super(json, new SqlEngine(dialect, json, settings.queryTimeoutMs(), settings.maxSortBytes(),
                 settings.trigramProbeCap(), new ProbeCache(settings.planProbeCacheMs(), settings.planProbeCacheEntries())));
         pending = dialect.pending();
@@ -96,7 +102,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         try {
             Files.createDirectories(settings.data());
             PageSize.createIfNew(file, settings.sqlitePageSize());
-            writerSql = new Sql(open(file));
+            writerSql = new Sql(open(file, ranking));
             PageSize.reportKept(writerSql.connection(), file, settings.sqlitePageSize());
             for (String ddl : Schema.TABLES) {
                 writerSql.exec(ddl);
@@ -106,7 +112,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
             }
             SqliteDialect.addHeadColumns(writerSql);
             writerSql.exec("PRAGMA wal_autocheckpoint = " + settings.sqliteWalPages());
-            checkpointer = new Checkpointer(open(file), CHECKPOINT_MS);
+            checkpointer = new Checkpointer(open(file, NativeRanking.off()), CHECKPOINT_MS);
             events = new EventTable(json, settings.streamRetentionEvents(), settings.streamRetentionMs());
             events.load(writerSql);
             catalog = Catalog.load(writerSql.connection(), json);
@@ -116,14 +122,14 @@ public final class SqliteStore extends SqlStore implements EventLog {
             readerCount = settings.sqliteReaders();
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
-                Sql reader = new Sql(openReader(file, settings.sqliteMmapBytes()));
+                Sql reader = new Sql(openReader(file, settings.sqliteMmapBytes(), ranking));
                 reader.interruptible();
                 readers.add(reader);
             }
             int helpers = ParallelScans.helpersNeeded(settings.parallelScans(), settings.scanParts());
             scanHelpers = new ArrayBlockingQueue<>(Math.max(1, helpers));
             for (int i = 0; i < helpers; i++) {
-                Sql helper = new Sql(openReader(file, settings.sqliteMmapBytes()));
+                Sql helper = new Sql(openReader(file, settings.sqliteMmapBytes(), ranking));
                 helper.interruptible();
                 scanHelpers.add(helper);
             }
@@ -176,8 +182,8 @@ public final class SqliteStore extends SqlStore implements EventLog {
      * CPU, bench/results/engine-22-sort-profile.txt). A query's time limit needs no other thread:
      * it is {@link Sql#interruptible}'s progress handler, called inside the reading thread's step.
      */
-    private static Connection openReader(Path file, long mmapBytes) throws SQLException {
-        Connection c = open(file, SQLiteOpenMode.NOMUTEX);
+    private static Connection openReader(Path file, long mmapBytes, NativeRanking ranking) throws SQLException {
+        Connection c = open(file, ranking, SQLiteOpenMode.NOMUTEX);
         try (var s = c.createStatement()) {
             s.execute("PRAGMA query_only = 1");
             s.execute("PRAGMA mmap_size = " + mmapBytes);
@@ -185,7 +191,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         return c;
     }
 
-    private static Connection open(Path file, SQLiteOpenMode... modes) throws SQLException {
+    private static Connection open(Path file, NativeRanking ranking, SQLiteOpenMode... modes) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         for (SQLiteOpenMode mode : modes) {
             config.setOpenMode(mode);
@@ -197,7 +203,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
         // Weft never asks for generated keys; with this on, sqlite-jdbc matches every statement
         // against an INSERT regex and runs a SELECT last_insert_rowid() after each insert.
         config.setGetGeneratedKeys(false);
-        return config.createConnection("jdbc:sqlite:" + file);
+        Connection c = config.createConnection("jdbc:sqlite:" + file);
+        ranking.load(c);
+        return c;
     }
 
     /** Registers a listener told of every commit's document changes, in commit order. */
