@@ -287,6 +287,28 @@ class PgEventsTest {
     }
 
     @Test
+    void theReaderVacuumsThePendingIdsOnceItHasNumberedEnoughOfThem() throws Exception {
+        // pending ids are inserted by writers and deleted by the sequencer: the table and its key
+        // fill with dead rows that the sequencer's scan of the oldest ids would step over
+        String stats = "SELECT coalesce(sum(vacuum_count), 0) FROM pg_stat_user_tables WHERE schemaname = '" + nodes.schema()
+                + "' AND relname = 'weft_event_pending'";
+        long vacuums = PgTesting.number(stats);
+        long start = log(a).last();
+        int events = 2 * PgEventLog.VACUUM_PENDING_AFTER + 100; // two nodes sequence: one of them takes at least half
+        for (int i = 0; i < events; i += 300) {
+            List<ObjectNode> docs = new ArrayList<>();
+            for (int j = i; j < Math.min(events, i + 300); j++) {
+                docs.add(obj("{\"_id\":\"v" + j + "\"}"));
+            }
+            assertThat(a.write(new WriteOp.InsertMany(NS, List.copyOf(docs))).ok()).isTrue();
+        }
+        waitFor(() -> log(a).last() >= start + events && log(b).last() >= start + events);
+        waitFor(() -> PgTesting.number(stats) > vacuums); // a manual vacuum (autovacuum counts apart)
+        assertThat(PgTesting.number("SELECT count(*) FROM " + nodes.schema() + ".weft_event_pending")).isZero();
+        assertThat(log(b).after(start, events)).hasSize(events);
+    }
+
+    @Test
     void theReadersEventReadKeepsAGenericPlanThatGoesByKeys() throws Exception {
         // a log of 200,000 events with a gap in every other group (ids not numbered in order), as the
         // reader's session would run the read once prepared: a generic plan (parameters left as $1,
