@@ -23,7 +23,7 @@ STORES=${STORES:-sqlite postgresql}; WORKLOADS=${WORKLOADS:-c a}
 OUT=${OUT:-/tmp/pg-read-ab}; mkdir -p "$OUT"
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 mode=$1; shift
-bench_init pg-read-ab "$mode" "$@"
+BENCH_CMD=bench/lib/pg_read_ab.sh bench_init pg-read-ab "$mode" "$@"
 auth_enable
 WRK_TIMEOUT=$((DURATION + 120))
 [ "${STATS:-0}" = 0 ] || export BENCH_PG_OPTS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"

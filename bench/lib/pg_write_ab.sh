@@ -13,7 +13,7 @@ source "$REPO/bench/lib/common.sh"
 export WEFT_ADMIN_PASSWORD=pgwriteab-pass-1
 WARMUP=${WARMUP:-10}
 rounds=$1; shift
-bench_init pg-write-ab "$rounds" "$@"
+BENCH_CMD=bench/lib/pg_write_ab.sh bench_init pg-write-ab "$rounds" "$@"
 source "$BENCH_LIB/pg_write_common.sh"
 ticks() { [ -r "/proc/$1/stat" ] && awk '{print $14 + $15}' "/proc/$1/stat" || echo 0; }
 pg_ticks() {

@@ -11,7 +11,7 @@ source "$REPO/bench/lib/common.sh"
 export WEFT_ADMIN_PASSWORD=pgwrite-pass-1
 WARMUP=${WARMUP:-20}
 jar=$1; shift
-bench_init pg-write-explain "$jar" "$@"
+BENCH_CMD=bench/lib/pg_write_explain.sh bench_init pg-write-explain "$jar" "$@"
 source "$BENCH_LIB/pg_write_common.sh"
 pg_write_start_pg
 pg_write_start_weft "$jar" "$@"

@@ -74,7 +74,7 @@ final class AsciiTerms {
             if ((int) (slot >>> 32) == hash && entries[at] == length && same(entries, at + 1, text, start, length)) {
                 int term = at + 1 + length;
                 if (entries[term] > 0) {
-                    into.add(entries, term + 1, term + 1 + entries[term]);
+                    into.addPlain(entries, term + 1, term + 1 + entries[term]);
                 }
                 return true;
             }
@@ -92,10 +92,14 @@ final class AsciiTerms {
         return true;
     }
 
-    /** Remembers {@code word}'s {@code term} (null: a stop word) for a next table; a word or term not kept here is left out. */
+    /**
+     * Remembers {@code word}'s {@code term} (null: a stop word) for a next table; a word or term
+     * not kept here is left out, as is a term that JSON would escape ({@link TermsText#addPlain}).
+     */
     void learn(String word, String term) {
         String kept = term == null ? "" : term;
-        if (word.length() > MAX_WORD_BYTES || kept.length() > MAX_WORD_BYTES || !ascii(word) || !ascii(kept)) {
+        if (word.length() > MAX_WORD_BYTES || kept.length() > MAX_WORD_BYTES || !ascii(word) || !ascii(kept)
+                || !TermsText.jsonPlain(kept)) {
             return;
         }
         learnt.put(word, kept);

@@ -107,9 +107,10 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
     /**
      * The document's terms in this index by weight class ({@link #weightClasses}, same order),
      * each class's terms in the order of its strings and words, space-joined (a term holds no
-     * space): what a store's own full-text table holds of it.
+     * space): what a store's own full-text table holds of it, with whether JSON holds them as
+     * they are ({@link TermsByWeight#jsonPlain}).
      */
-    public List<String> termsByWeight(JsonNode doc) {
+    public TermsByWeight termsByWeight(JsonNode doc) {
         int[] distinct = distinctWeights();
         TermsText[] out = new TermsText[distinct.length];
         for (int i = 0; i < out.length; i++) {
@@ -118,10 +119,12 @@ public record TextIndex(Map<String, Integer> weights, TextLanguage defaultLangua
         TextLanguage language = language(doc);
         strings(doc, (text, weight) -> TextTokens.addTerms(text, language, out[heavier(distinct, weight)]));
         String[] terms = new String[out.length];
+        boolean jsonPlain = true;
         for (int i = 0; i < out.length; i++) {
             terms[i] = out[i].toString();
+            jsonPlain &= out[i].jsonPlain();
         }
-        return List.of(terms);
+        return new TermsByWeight(Arrays.asList(terms), jsonPlain);
     }
 
     /** The index's distinct weights, in no order: {@link #weightClasses} without sorting or boxing, as each inserted document asks. */

@@ -137,9 +137,38 @@ class TextTermsFastPathTest {
                     expected.get(classes.indexOf(weight)).add(general);
                 }
             });
-            assertThat(index.termsByWeight(doc)).as("%s", doc)
-                    .isEqualTo(expected.stream().map(terms -> String.join(" ", terms)).toList());
+            TermsByWeight terms = index.termsByWeight(doc);
+            assertThat(terms).as("%s", doc).isEqualTo(expected.stream().map(t -> String.join(" ", t)).toList());
+            // the texts hold quotes, backslashes and control characters between words; no term does
+            assertThat(terms.jsonPlain()).as("%s", doc).isTrue();
+            assertThat(terms).allMatch(TermsText::jsonPlain);
         }
+    }
+
+    /** A term that JSON would escape makes the text not JSON-plain; the packed table never learns one, so its terms stay plain. */
+    @Test
+    void aTermThatJsonEscapesIsToldAndNeverLearnt() {
+        TermsText text = new TermsText();
+        text.add("plain");
+        assertThat(text.jsonPlain()).isTrue();
+        for (String bad : List.of("a\"b", "a\\b", "a\u0001b", "\n")) {
+            TermsText t = new TermsText();
+            t.add("plain");
+            t.add(bad);
+            assertThat(t.jsonPlain()).as(bad).isFalse();
+            assertThat(TermsText.jsonPlain(bad)).as(bad).isFalse();
+        }
+        AsciiTerms terms = new AsciiTerms();
+        terms.learn("quoted", "quo\"ted");
+        for (int i = 0; i < 64; i++) { // enough misses for the table to be copied with the words learnt
+            terms.learn("w" + i, "t" + i);
+        }
+        byte[] quoted = "quoted".getBytes(StandardCharsets.US_ASCII);
+        assertThat(terms.add(quoted, 0, quoted.length, "quoted".hashCode(), new TermsText())).isFalse();
+        byte[] w1 = "w1".getBytes(StandardCharsets.US_ASCII);
+        TermsText out = new TermsText();
+        assertThat(terms.add(w1, 0, w1.length, "w1".hashCode(), out)).isTrue();
+        assertThat(out.toString()).isEqualTo("t1");
     }
 
     @Test

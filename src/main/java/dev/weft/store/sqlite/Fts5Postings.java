@@ -1,6 +1,7 @@
 package dev.weft.store.sqlite;
 
 import dev.weft.core.Json;
+import dev.weft.query.TermsByWeight;
 import dev.weft.query.TextIndex;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
@@ -157,7 +158,9 @@ final class Fts5Postings implements TextPostings {
     /**
      * The documents' rows as a JSON array of arrays of strings, written here: a term is letters,
      * digits, combining marks and apostrophes, which JSON holds as they are (a string that needs
-     * escaping is escaped, but none does), so the rows are copied rather than serialized node by node.
+     * escaping is escaped, but none does), so the rows are copied rather than serialized node by
+     * node. A row known to be so ({@link TermsByWeight#jsonPlain}, as the analyzer found while
+     * cutting its terms) is not read again character by character on the writer.
      */
     static String rows(List<List<String>> termsByWeight) {
         int chars = 2;
@@ -170,10 +173,11 @@ final class Fts5Postings implements TextPostings {
         StringBuilder rows = new StringBuilder(chars).append('[');
         for (List<String> terms : termsByWeight) {
             rows.append(rows.length() == 1 ? "[" : ",[");
+            boolean known = terms instanceof TermsByWeight t && t.jsonPlain();
             for (int i = 0; i < terms.size(); i++) {
                 rows.append(i == 0 ? "" : ",");
                 String t = terms.get(i);
-                if (plainInJson(t)) {
+                if (known || plainInJson(t)) {
                     rows.append('"').append(t).append('"');
                 } else {
                     rows.append(Json.NODES.stringNode(t).toString());
