@@ -188,6 +188,7 @@ static void weftTop(const Fts5ExtensionApi *api, Fts5Context *f, sqlite3_context
 }
 
 int weft_sort_register(sqlite3 *db); /* weft_sort.c */
+int weft_contains_register(sqlite3 *db); /* weft_contains.c */
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -196,6 +197,7 @@ int sqlite3_weftrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   SQLITE_EXTENSION_INIT2(pApi);
   (void)pzErrMsg;
   if( weft_sort_register(db)!=SQLITE_OK ) return SQLITE_ERROR;
+  if( weft_contains_register(db)!=SQLITE_OK ) return SQLITE_ERROR;
   fts5_api *fts = 0;
   sqlite3_stmt *st = 0;
   if( sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, 0)!=SQLITE_OK ) return SQLITE_ERROR;

@@ -18,14 +18,17 @@ import java.util.List;
  * {@code instr} on the BLOB, bench/results/engine-20-list-prefilter.txt: GLOB jumps to each
  * occurrence of the literal's first character with {@code strcspn}, instr compares byte by byte;
  * the cast because older SQLite versions do not match patterns on a BLOB); ASCII case-insensitive literals as {@code LIKE ? ESCAPE '\'} (LIKE folds ASCII only,
- * which is why such literals are ASCII). PostgreSQL: {@code position(? in body) > 0} on the
+ * which is why such literals are ASCII). With Weft's native library loaded, a case-sensitive
+ * literal is {@code weft_contains(body, ?)} instead (src/main/c/weft_contains.c: memmem, which does
+ * not stop at each occurrence of the first byte). PostgreSQL: {@code position(? in body) > 0} on the
  * bytea; case-insensitive literals as {@code ILIKE} on the text.
  */
 public record TextPrefilter(String sql, List<Object> args) {
     /** No condition. */
     public static final TextPrefilter NONE = new TextPrefilter("", List.of());
 
-    public enum Dialect { SQLITE, POSTGRESQL }
+    /** SQLITE_NATIVE: SQLite with Weft's native library loaded (its {@code weft_contains}). */
+    public enum Dialect { SQLITE, SQLITE_NATIVE, POSTGRESQL }
 
     /**
      * A LIKE or GLOB pattern bound bare ({@code GLOB ?}) makes SQLite prepare the statement again
@@ -73,10 +76,14 @@ public record TextPrefilter(String sql, List<Object> args) {
         switch (c) {
             case TextCondition.Always a -> sql.append("1 = 1");
             case TextCondition.Contains t when t.ignoreCase() -> {
-                sql.append(dialect == Dialect.SQLITE
+                sql.append(dialect != Dialect.POSTGRESQL
                         ? "CAST(" + column + " AS TEXT) LIKE " + SQLITE_PATTERN + " ESCAPE '\\'"
                         : "convert_from(" + column + ", 'UTF8') ILIKE ? ESCAPE '\\'");
                 args.add("%" + likeEscaped(t.text()) + "%");
+            }
+            case TextCondition.Contains t when dialect == Dialect.SQLITE_NATIVE -> {
+                sql.append("weft_contains(").append(column).append(", ?)");
+                args.add(t.text().getBytes(StandardCharsets.UTF_8));
             }
             case TextCondition.Contains t when dialect == Dialect.SQLITE -> {
                 sql.append("CAST(").append(column).append(" AS TEXT) GLOB ").append(SQLITE_PATTERN);

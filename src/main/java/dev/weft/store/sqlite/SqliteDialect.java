@@ -48,7 +48,7 @@ final class SqliteDialect implements Dialect {
     /**
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
      * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeTop}: every
-     * connection of the store has {@link NativeRanking}'s {@code weft_top} and {@code weft_sort_keep}.
+     * connection of the store has {@link NativeRanking}'s {@code weft_top}, {@code weft_sort_keep} and {@code weft_contains}.
      */
     SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeTop) {
         this.headBytes = headBytes;
@@ -114,7 +114,7 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public TextPrefilter.Dialect textPrefilter() {
-        return TextPrefilter.Dialect.SQLITE;
+        return sortKeep ? TextPrefilter.Dialect.SQLITE_NATIVE : TextPrefilter.Dialect.SQLITE;
     }
 
     @Override

@@ -25,6 +25,18 @@ class TextPrefilterTest {
         assertThat(like.args()).containsExactly("%pach%");
     }
 
+    /** With the native library, a case-sensitive literal is its bytes for weft_contains; a case-insensitive one stays LIKE. */
+    @Test
+    void sqliteWithTheNativeLibrarySearchesBytes() {
+        TextPrefilter contains = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"pa.ch\"}}"), TextPrefilter.Dialect.SQLITE_NATIVE, "body");
+        assertThat(contains.sql()).isEqualTo(" AND (weft_contains(body, ?) AND weft_contains(body, ?))");
+        assertThat(contains.args()).hasSize(2);
+        assertThat(new String((byte[]) contains.args().getLast(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("ch");
+        TextPrefilter like = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"pach\",\"$options\":\"i\"}}"),
+                TextPrefilter.Dialect.SQLITE_NATIVE, "d.body");
+        assertThat(like.sql()).isEqualTo(" AND CAST(d.body AS TEXT) LIKE (? || '') ESCAPE '\\'");
+    }
+
     @Test
     void postgresqlPatternsStayAsTheyWere() {
         TextPrefilter p = TextPrefilter.of(filter("{\"u\":{\"$regex\":\"pach\"}}"), TextPrefilter.Dialect.POSTGRESQL, "body");

@@ -122,7 +122,8 @@ class SortKeepTest {
         }
     }
 
-    private static Connection connection() throws SQLException {
+    /** An in-memory SQLite with the native library loaded (fails where it was not built). */
+    static Connection connection() throws SQLException {
         NativeRanking ranking = NativeRanking.forStore(true);
         assertThat(ranking.enabled()).as("the native library is not built: run scripts/build-native (./weft test does)").isTrue();
         Connection c = DriverManager.getConnection("jdbc:sqlite::memory:");
