@@ -105,11 +105,16 @@ class HostileReadPathsHttpTest {
                   "predicate":"path-prefix('/db/shares') and not method(GET)",
                   "writeFilter":{"owner":"@user._id"},"protectedFields":["owner"],
                   "mergeRequest":{"owner":"@user._id"}}]""").statusCode()).isEqualTo(200);
+        // carol, a second user under the same rule, makes each event's readers array meet two rule
+        // classes: the dispatcher looks her up in the array it remembered for the event (ArrayKeys)
+        assertThat(weft.post("/weft/users", "{\"_id\":\"carol\",\"password\":\"carol-Password-1\",\"roles\":[\"user\"]}")
+                .statusCode()).isEqualTo(201);
         String filter = "/db/shares/_streams?filter=" + q("{\"kind\":\"note\"}");
         List<String> expected = List.of("b-shared", "a-1", "a-end");
         try (Ws alice = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("alice"));
+             Ws carol = Ws.open(weft, filter, true, TestServer.basic("carol", "carol-Password-1"));
              Ws admin = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("admin"))) {
-            for (String[] note : new String[][] {{"b-hidden-1", "carol"}, {"b-shared", "alice"}, {"b-hidden-2", "dave"}}) {
+            for (String[] note : new String[][] {{"b-hidden-1", "dave"}, {"b-shared", "alice"}, {"b-hidden-2", "carol"}}) {
                 HttpResponse<String> r = send(weft, "bob", "POST", "/db/shares",
                         "{\"_id\":\"" + note[0] + "\",\"kind\":\"note\",\"readers\":" + readers(20_000, note[1]) + "}");
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
@@ -122,6 +127,7 @@ class HostileReadPathsHttpTest {
                     .containsExactly("b-hidden-1", "b-shared", "b-hidden-2", "a-1", "a-end");
             assertThat(idsUntil(alice, "a-end")).containsExactlyElementsOf(expected);
             assertThat(alice.ended).isNotDone();
+            assertThat(idsUntil(carol, "b-hidden-2")).as("only the note that names her").containsExactly("b-hidden-2");
         }
         try (Ws replay = Ws.open(weft, filter + "&resumeAfter=0000000000000000", true,
                 AuthorizationMatrixTest.authorization("alice"))) {
