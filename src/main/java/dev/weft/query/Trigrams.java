@@ -97,9 +97,9 @@ public final class Trigrams {
      * distinct trigrams; or null when it holds no string of three characters or more.
      */
     public static Indexed indexed(JsonNode doc, String path) {
-        StringBuilder text = new StringBuilder();
+        StringBuilder text = new StringBuilder(128);
         long[] grams = {0};
-        Path.of(path).walk(doc, leaf -> {
+        PATHS.get(path, path.length(), Path::of).walk(doc, leaf -> {
             if (leaf != null && leaf.isArray()) {
                 for (JsonNode element : leaf) {
                     append(element, text, grams);
@@ -135,21 +135,66 @@ public final class Trigrams {
         }
     }
 
-    /** Appends a string of three code points or more, folded; counts its trigrams in {@code grams[0]}. */
+    /** Most indexed paths kept parsed (one per trigram index in use). */
+    static final int MAX_PATHS = 256;
+    /** The indexed paths of {@link #indexed}, parsed once (an index's path is a few words). */
+    private static final BoundedMemo<String, Path> PATHS = new BoundedMemo<>(MAX_PATHS);
+
+    /**
+     * Appends a string of three code points or more, folded; counts its trigrams in {@code grams[0]}.
+     * An ASCII string (a URL, most keys) is folded char by char, or copied whole when it holds no
+     * upper case letter: {@link Character#toLowerCase(int)} of an ASCII char is that char, A-Z
+     * moved to a-z, so the text is the same as the code point path's.
+     */
     private static void append(JsonNode value, StringBuilder text, long[] grams) {
         if (value == null || !value.isString()) {
             return;
         }
         String s = value.stringValue();
-        int n = s.codePointCount(0, s.length());
+        int len = s.length();
+        int firstToFold = 0;
+        while (firstToFold < len && s.charAt(firstToFold) < 0x80 && !isAsciiUpper(s.charAt(firstToFold))) {
+            firstToFold++;
+        }
+        if (firstToFold == len || nonAsciiFrom(s, firstToFold) == len) {
+            if (len < 3) {
+                return;
+            }
+            separate(text);
+            text.append(s, 0, firstToFold);
+            for (int i = firstToFold; i < len; i++) {
+                char c = s.charAt(i);
+                text.append(isAsciiUpper(c) ? (char) (c + ('a' - 'A')) : c);
+            }
+            grams[0] += len - 2;
+            return;
+        }
+        int n = s.codePointCount(0, len);
         if (n < 3) {
             return;
         }
+        separate(text);
+        s.codePoints().forEach(cp -> text.appendCodePoint(Character.toLowerCase(cp)));
+        grams[0] += n - 2;
+    }
+
+    private static boolean isAsciiUpper(char c) {
+        return c >= 'A' && c <= 'Z';
+    }
+
+    /** The index of the first char at or after {@code from} that is not ASCII, or the length. */
+    private static int nonAsciiFrom(String s, int from) {
+        int i = from;
+        while (i < s.length() && s.charAt(i) < 0x80) {
+            i++;
+        }
+        return i;
+    }
+
+    private static void separate(StringBuilder text) {
         if (!text.isEmpty()) {
             text.append(SEPARATOR);
         }
-        s.codePoints().forEach(cp -> text.appendCodePoint(Character.toLowerCase(cp)));
-        grams[0] += n - 2;
     }
 
     /**

@@ -65,12 +65,12 @@ public abstract class AbstractDocumentWrites<T, C> {
     }
 
     /**
-     * {@link #insertAll(Object, Object, List, List)} given the documents' text terms analyzed
-     * before the write ({@link WriteOp.EncodedInsert#textTerms}; an index not there is analyzed now).
+     * {@link #insertAll(Object, Object, List, List)} of a prepared insert, given what it carries
+     * made before the write ({@link WriteOp.EncodedInsert#textTerms} and
+     * {@link WriteOp.EncodedInsert#trigramTexts}; an index not there is analyzed now).
      */
-    protected void insertAll(T tx, C coll, List<ObjectNode> docs, List<byte[]> bodies,
-                             java.util.Map<dev.weft.query.TextIndex, List<List<String>>> textTerms) throws SQLException {
-        insertAll(tx, coll, docs, bodies);
+    protected void insertAll(T tx, C coll, WriteOp.EncodedInsert op) throws SQLException {
+        insertAll(tx, coll, op.documents(), op.bodies());
     }
 
     /** Replaces {@code old} by {@code doc}, keeping the index keys in step. */
@@ -138,7 +138,7 @@ public abstract class AbstractDocumentWrites<T, C> {
     }
 
     private WriteResult insert(T tx, C coll, WriteOp.EncodedInsert op, List<ChangeEvent> events) throws SQLException {
-        insertAll(tx, coll, op.documents(), op.bodies(), op.textTerms());
+        insertAll(tx, coll, op);
         for (int i = 0; i < op.documents().size(); i++) {
             event(events, coll, Operation.INSERT, op.documents().get(i), op.bodies().get(i), null, null);
         }

@@ -26,10 +26,11 @@ public sealed interface WriteOp {
      * document's.
      */
     record EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag,
-                         java.util.Map<dev.weft.query.TextIndex, java.util.List<java.util.List<String>>> textTerms)
+                         java.util.Map<dev.weft.query.TextIndex, java.util.List<java.util.List<String>>> textTerms,
+                         java.util.Map<String, java.util.List<dev.weft.query.Trigrams.Indexed>> trigramTexts)
             implements WriteOp {
         public EncodedInsert(Namespace ns, java.util.List<ObjectNode> documents, java.util.List<byte[]> bodies, String etag) {
-            this(ns, documents, bodies, etag, java.util.Map.of());
+            this(ns, documents, bodies, etag, java.util.Map.of(), java.util.Map.of());
         }
 
         /**
@@ -38,7 +39,16 @@ public sealed interface WriteOp {
          * analyzed on the caller's thread so that the single writer only stores postings.
          */
         public EncodedInsert withTextTerms(java.util.Map<dev.weft.query.TextIndex, java.util.List<java.util.List<String>>> terms) {
-            return new EncodedInsert(ns, documents, bodies, etag, terms);
+            return new EncodedInsert(ns, documents, bodies, etag, terms, trigramTexts);
+        }
+
+        /**
+         * The same insert with each document's {@link dev.weft.query.Trigrams#indexed} text for
+         * each trigram index's path ({@code texts}' keys; aligned with {@code documents}), cut on
+         * the caller's thread for the same reason as {@link #withTextTerms}.
+         */
+        public EncodedInsert withTrigramTexts(java.util.Map<String, java.util.List<dev.weft.query.Trigrams.Indexed>> texts) {
+            return new EncodedInsert(ns, documents, bodies, etag, textTerms, texts);
         }
     }
 

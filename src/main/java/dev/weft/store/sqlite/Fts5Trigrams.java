@@ -1,6 +1,5 @@
 package dev.weft.store.sqlite;
 
-import dev.weft.core.Json;
 import dev.weft.query.Trigrams;
 import dev.weft.store.sql.Dialect;
 import dev.weft.store.sql.SqlConnection;
@@ -11,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.node.ArrayNode;
 
 /**
  * A trigram index on SQLite: {@code <table>(n, id)} numbers the documents it holds (a document
@@ -99,27 +97,51 @@ final class Fts5Trigrams implements TrigramPostings {
     private void add(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts, boolean toPending)
             throws SQLException {
         List<byte[]> pendingIds = new ArrayList<>();
-        ArrayNode pendingTexts = Json.NODES.arrayNode();
+        StringBuilder pendingTexts = new StringBuilder().append('[');
         List<byte[]> indexedIds = new ArrayList<>();
-        ArrayNode indexedTexts = Json.NODES.arrayNode();
+        StringBuilder indexedTexts = new StringBuilder().append('[');
         for (int i = 0; i < ids.size(); i++) {
             Trigrams.Indexed text = texts.get(i);
             if (text != null && text.overflow()) {
                 addOverflow(sql, table, ids.get(i));
             } else if (text != null && toPending && text.text().length() <= PENDING_TEXT_MAX) {
                 pendingIds.add(ids.get(i));
-                pendingTexts.add(text.text());
+                appendJsonString(pendingTexts, text.text());
             } else if (text != null) {
                 indexedIds.add(ids.get(i));
-                indexedTexts.add(text.text());
+                appendJsonString(indexedTexts, text.text());
             }
         }
         if (!indexedIds.isEmpty()) {
-            pending.insert(sql, table, indexedIds, indexedTexts, COLUMN, "value", false);
+            pending.insert(sql, table, indexedIds, indexedTexts.append(']').toString(), COLUMN, "value", false);
         }
         if (!pendingIds.isEmpty()) {
-            pending.insert(sql, table, pendingIds, pendingTexts, COLUMN, "value", true);
+            pending.insert(sql, table, pendingIds, pendingTexts.append(']').toString(), COLUMN, "value", true);
         }
+    }
+
+    /**
+     * Appends {@code text} to a JSON array being written ({@code array} holds its {@code [} and
+     * its elements so far) as a JSON string: a quote, a backslash and a control character (the
+     * {@link Trigrams#SEPARATOR} between a document's strings) escaped, the rest copied. Written
+     * here rather than through a JSON tree: one pass over chars that are nearly all plain.
+     */
+    static void appendJsonString(StringBuilder array, String text) {
+        array.append(array.length() == 1 ? "\"" : ",\"");
+        int plainFrom = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\') {
+                array.append(text, plainFrom, i).append('\\');
+                switch (c) {
+                    case '\n' -> array.append('n');
+                    case '"', '\\' -> array.append(c);
+                    default -> array.append("u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
+                }
+                plainFrom = i + 1;
+            }
+        }
+        array.append(text, plainFrom, text.length()).append('"');
     }
 
     private static void addOverflow(SqlConnection sql, String table, byte[] id) throws SQLException {

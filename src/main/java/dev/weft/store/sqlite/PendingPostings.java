@@ -10,7 +10,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import tools.jackson.databind.node.ArrayNode;
 
 /**
  * The pending documents of SQLite's FTS5 indexes (trigram and text), as PostgreSQL GIN's
@@ -176,12 +175,6 @@ final class PendingPostings {
      * statement per table. {@code rows} holds each document's row as {@code values} reads it from
      * {@code json_each}'s {@code value}, in the order of {@code columns}.
      */
-    void insert(SqlConnection sql, String table, List<byte[]> ids, ArrayNode rows, String columns, String values,
-                boolean pending) throws SQLException {
-        insert(sql, table, ids, rows.toString(), columns, values, pending);
-    }
-
-    /** As {@link #insert(SqlConnection, String, List, ArrayNode, String, String, boolean)}, the rows given as their JSON text. */
     void insert(SqlConnection sql, String table, List<byte[]> ids, String rows, String columns, String values,
                 boolean pending) throws SQLException {
         long first;
