@@ -152,7 +152,7 @@ final class Fts5Postings implements TextPostings {
         for (int i = 0; i < index.weightClasses().size(); i++) {
             values.append(i == 0 ? "" : ", ").append("value ->> ").append(i);
         }
-        pending.insert(sql, table, ids, rows(termsByWeight), columns(index), values.toString(), false);
+        pending.insert(sql, table, ids, rows(termsByWeight), columns(index), values.toString());
     }
 
     /**

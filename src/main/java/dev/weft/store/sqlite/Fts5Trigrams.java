@@ -34,12 +34,17 @@ import java.util.List;
  * at 0.38 of those into one without, docs/benchmarks.md search-4).
  *
  * <p>A write does not feed FTS5 itself: it numbers its documents and puts their texts in
- * {@code <table>_p(n, s)}, the pending documents (as PostgreSQL GIN's {@code fastupdate}), in its
- * own transaction, so nothing acknowledged is missing from the index. Cutting the trigrams and
+ * {@code <table>_p(n, last, rows)}, the pending documents (as PostgreSQL GIN's {@code fastupdate}),
+ * in its own transaction, so nothing acknowledged is missing from the index: one row per write, its
+ * documents' texts as a JSON array (each a one-element array, FTS5's row) under the numbers
+ * {@code n..last} ({@link PendingPostings#insertChunk}, as a text index's; a row per document cost
+ * the writer one B-tree insert each, trigram-insert-1 in docs/benchmarks.md). Cutting the trigrams and
  * FTS5's hashing were about 70% of what an index added to an insert (search-12); the writer does
  * that when idle ({@link PendingPostings}), a chunk per transaction, or a write does it for all
  * once more than {@code trigram-pending-rows} are pending. A lookup adds the pending documents
- * that hold its trigrams ({@code instr} over their texts, the same AND / OR as the FTS5 query):
+ * whose numbers are still in use (a document removed while pending loses its number, its chunk
+ * stays) that hold its trigrams ({@code instr} over their texts read from the chunks with
+ * {@code json_each}, the same AND / OR as the FTS5 query):
  * a document is pending or in FTS5 in any snapshot, never neither, so answers are exact at every
  * moment. The pending rows a lookup reads are bounded by that setting.
  */
@@ -50,7 +55,7 @@ final class Fts5Trigrams implements TrigramPostings {
      * {@code trigram-pending-rows} of this.
      */
     static final int PENDING_TEXT_MAX = 4096;
-    /** The pending table's column, as FTS5's. */
+    /** FTS5's column. */
     private static final String COLUMN = "s";
 
     private final int pendingMax;
@@ -66,13 +71,17 @@ final class Fts5Trigrams implements TrigramPostings {
     public List<String> create(String table) {
         return List.of("CREATE TABLE " + table + "(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)",
                 "CREATE VIRTUAL TABLE " + table + "_t USING fts5(s, content='', contentless_delete=1, detail=none,"
-                        + " tokenize='trigram case_sensitive 1')", PendingPostings.create(table, COLUMN + " TEXT NOT NULL"));
+                        + " tokenize='trigram case_sensitive 1')", PendingPostings.createChunks(table));
     }
 
-    /** An index made before pending documents gets their table; one with pending documents goes on the writer's to-do list. */
+    /**
+     * An index made before pending documents gets their table, one made before pending chunks has
+     * its pending documents put into FTS5 and the table made again; one with pending documents
+     * goes on the writer's to-do list.
+     */
     @Override
     public void opened(SqlConnection sql, String table) throws SQLException {
-        pending.opened(sql, table, COLUMN + " TEXT NOT NULL");
+        pending.openedChunks(sql, table);
     }
 
     @Override
@@ -84,7 +93,7 @@ final class Fts5Trigrams implements TrigramPostings {
     public void addAll(SqlConnection sql, String table, List<byte[]> ids, List<Trigrams.Indexed> texts) throws SQLException {
         add(sql, table, ids, texts, pendingMax > 0);
         if (pendingMax > 0) {
-            PendingPostings.bound(sql, table, pendingMax);
+            PendingPostings.boundChunks(sql, table, pendingMax);
         }
     }
 
@@ -106,28 +115,29 @@ final class Fts5Trigrams implements TrigramPostings {
                 addOverflow(sql, table, ids.get(i));
             } else if (text != null && toPending && text.text().length() <= PENDING_TEXT_MAX) {
                 pendingIds.add(ids.get(i));
-                appendJsonString(pendingTexts, text.text());
+                pendingTexts.append(pendingTexts.length() == 1 ? "[" : ",[");
+                appendJsonString(pendingTexts, text.text(), true);
+                pendingTexts.append(']');
             } else if (text != null) {
                 indexedIds.add(ids.get(i));
-                appendJsonString(indexedTexts, text.text());
+                appendJsonString(indexedTexts, text.text(), indexedTexts.length() == 1);
             }
         }
         if (!indexedIds.isEmpty()) {
-            pending.insert(sql, table, indexedIds, indexedTexts.append(']').toString(), COLUMN, "value", false);
+            pending.insert(sql, table, indexedIds, indexedTexts.append(']').toString(), COLUMN, "value");
         }
         if (!pendingIds.isEmpty()) {
-            pending.insert(sql, table, pendingIds, pendingTexts.append(']').toString(), COLUMN, "value", true);
+            pending.insertChunk(sql, table, pendingIds, pendingTexts.append(']').toString());
         }
     }
 
     /**
-     * Appends {@code text} to a JSON array being written ({@code array} holds its {@code [} and
-     * its elements so far) as a JSON string: a quote, a backslash and a control character (the
-     * {@link Trigrams#SEPARATOR} between a document's strings) escaped, the rest copied. Written
-     * here rather than through a JSON tree: one pass over chars that are nearly all plain.
+     * Appends {@code text} to a JSON array being written ({@code first}: as its first element) as
+     * a JSON string: a quote, a backslash and a control character (the {@link Trigrams#SEPARATOR}
+     * between a document's strings) escaped, plain runs copied whole.
      */
-    static void appendJsonString(StringBuilder array, String text) {
-        array.append(array.length() == 1 ? "\"" : ",\"");
+    static void appendJsonString(StringBuilder array, String text, boolean first) {
+        array.append(first ? "\"" : ",\"");
         int plainFrom = 0;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -152,7 +162,7 @@ final class Fts5Trigrams implements TrigramPostings {
 
     @Override
     public void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PendingPostings.remove(sql, table, id);
+        PendingPostings.removeFromChunks(sql, table, id);
     }
 
     @Override
@@ -162,27 +172,34 @@ final class Fts5Trigrams implements TrigramPostings {
         String pendingHolding = pendingHolding(query, args);
         return new Lookup("SELECT m.id FROM " + table + "_t CROSS JOIN " + table + " m ON m.n = " + table + "_t.rowid WHERE "
                 + table + "_t MATCH ? UNION ALL SELECT id FROM " + overflowed(table)
-                + " UNION ALL SELECT m.id FROM " + table + "_p p CROSS JOIN " + table + " m ON m.n = p.n WHERE " + pendingHolding,
+                + " UNION ALL SELECT m.id FROM " + table + "_p p, json_each(p.rows) j CROSS JOIN " + table + " m ON m.n = p.n + j.key"
+                + " WHERE " + pendingHolding,
                 List.copyOf(args));
     }
 
-    /** The condition on a pending text {@code p.s} that FTS5's query is on a document's trigrams; its parameters go to {@code args}. */
+    /**
+     * The condition on a pending document's text (its row {@code j.value} of a chunk, a
+     * one-element array) that FTS5's query is on a document's trigrams; its parameters go to {@code args}.
+     */
     private static String pendingHolding(Trigrams.Query query, List<Object> args) {
         return TrigramPostings.expression(query, gram -> {
             args.add(new String(gram, StandardCharsets.UTF_8));
-            return "instr(p.s, ?) > 0";
+            return "instr(" + PENDING_TEXT + ", ?) > 0";
         });
     }
 
-    /** FTS5's documents holding the trigram, and the pending ones, counted up to {@code cap}. */
+    /** A pending document's text in a lookup: its row of its chunk, {@code [text]}. */
+    private static final String PENDING_TEXT = "j.value ->> 0";
+
+    /** FTS5's documents holding the trigram, and the pending ones (removed ones among them: an estimate), counted up to {@code cap}. */
     @Override
     public long count(SqlConnection sql, String table, byte[] gram, long cap) throws SQLException {
         long inFts5 = TrigramPostings.super.count(sql, table, gram, cap);
         if (java.util.Arrays.equals(gram, Trigrams.OVERFLOW) || inFts5 >= cap) {
             return inFts5;
         }
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p WHERE instr(s, ?) > 0 LIMIT "
-                + Dialect.BOUND_COUNT_IN_EXPRESSION + ") c");
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + "_p p, json_each(p.rows) j WHERE instr("
+                + PENDING_TEXT + ", ?) > 0 LIMIT " + Dialect.BOUND_COUNT_IN_EXPRESSION + ") c");
         ps.setString(1, new String(gram, StandardCharsets.UTF_8));
         ps.setLong(2, cap - inFts5);
         try (ResultSet rs = ps.executeQuery()) {

@@ -14,25 +14,26 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The pending documents of SQLite's FTS5 indexes (trigram and text), as PostgreSQL GIN's
  * {@code fastupdate}: an index {@code <table>(n, id)} numbers its documents, {@code <table>_t} is
- * the FTS5 table holding each under its number, and {@code <table>_p(n, <columns>)} holds the
- * documents a write added but did not put into FTS5, with the same columns as {@code _t}. A write
- * puts its documents there in its own transaction (so nothing acknowledged is missing from the
- * index), the writer moves them into FTS5 when idle ({@link #indexPending}), a chunk per
- * transaction, and a write moves them all once more than the index's bound are pending. A
- * document is pending or in FTS5 in any snapshot, never both nor neither.
+ * the FTS5 table holding each under its number, and {@code <table>_p(n, last, rows)} holds the
+ * documents writes added but did not put into FTS5 ({@link #createChunks}), a row per write: its
+ * documents' rows (each a JSON array of FTS5's columns) as one JSON array, under the number of its
+ * first document ({@code n}) and its last ({@code last}). A write puts its documents there in its
+ * own transaction (so nothing acknowledged is missing from the index), the writer moves them into
+ * FTS5 when idle ({@link #indexPending}), a chunk per transaction, and a write moves them all
+ * once more than the index's bound are pending. A document is pending or in FTS5 in any
+ * snapshot, never both nor neither.
  *
  * <p>FTS5 makes a segment of each statement's rows and writes out what it holds at every
  * savepoint of its transaction (SQLite opens one for each statement that may fail part way), so
  * the documents of a write go in with one statement per table, their ids and rows as JSON arrays
  * read by {@code json_each}; a chunk of pending documents goes into FTS5 as one statement too.
  *
- * <p>A text index's pending table holds a row per write instead ({@link #createChunks}): its
- * documents' rows as the JSON array the write was given, under the number of its first document
- * ({@code n}) and its last ({@code last}). Its lookups never read pending documents, so they need
- * no row each: one row costs the write one B-tree insert where a row per document cost a
- * thousand, and the JSON is read when the chunk goes into FTS5. A document removed while pending
- * leaves its chunk as it is and only loses its number; a chunk goes into FTS5 without the
- * documents whose numbers are gone, and numbers are never given again while a chunk holds them.
+ * <p>One row per write costs the write one B-tree insert where a row per document cost a
+ * thousand; the JSON is read when the chunk goes into FTS5, and by a trigram lookup (which reads
+ * pending documents; a text lookup does not). A document removed while pending leaves its chunk
+ * as it is and only loses its number; a chunk goes into FTS5 without the documents whose numbers
+ * are gone, and numbers are never given again while a chunk holds them. A pending table of a
+ * row per document, as an older Weft made it, is put into FTS5 at open and made again.
  *
  * <p>Invariant of the to-do list ({@link #withPending}): only the writer thread changes it, and
  * an index holding pending documents in the committed state is on it, except after a drop (its
@@ -62,19 +63,6 @@ final class PendingPostings {
 
     /** The index tables that may hold pending documents: the writer's to-do list, filled at open and by writes. */
     private final Set<String> withPending = ConcurrentHashMap.newKeySet();
-
-    /** The pending table, made if missing (an index made before pending documents), and the index on the to-do list if it holds some. */
-    void opened(SqlConnection sql, String table, String columns) throws SQLException {
-        sql.exec(create(table, columns));
-        if (span(sql, table) > 0) {
-            withPending.add(table);
-        }
-    }
-
-    /** The pending table's DDL, {@code columns} as FTS5's (with their types, if any); it may exist (an index rebuilt at open). */
-    static String create(String table, String columns) {
-        return "CREATE TABLE IF NOT EXISTS " + table + "_p(n INTEGER PRIMARY KEY, " + columns + ")";
-    }
 
     /** The DDL of a text index's pending table of chunks, a row per write; it may exist (an index rebuilt at open). */
     static String createChunks(String table) {
@@ -109,12 +97,7 @@ final class PendingPostings {
      * {@code json_each}'s {@code value}) into the pending table as one chunk.
      */
     void insertChunk(SqlConnection sql, String table, List<byte[]> ids, String rows) throws SQLException {
-        long first;
-        try (ResultSet rs = sql.prepare("SELECT max(coalesce((SELECT max(n) FROM " + table + "), 0), coalesce((SELECT max(last) FROM "
-                + table + "_p), 0)) + 1").executeQuery()) {
-            rs.next();
-            first = rs.getLong(1);
-        }
+        long first = nextNumber(sql, table);
         number(sql, table, ids, first);
         PreparedStatement chunk = sql.prepare("INSERT INTO " + table + "_p(n, last, rows) VALUES (?, ?, ?)");
         chunk.setLong(1, first);
@@ -122,6 +105,15 @@ final class PendingPostings {
         chunk.setString(3, rows);
         chunk.executeUpdate();
         withPending.add(table);
+    }
+
+    /** The first number after every number in use and every number a pending chunk holds (a removed document's among them). */
+    private static long nextNumber(SqlConnection sql, String table) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT max(coalesce((SELECT max(n) FROM " + table + "), 0), coalesce((SELECT max(last) FROM "
+                + table + "_p), 0)) + 1").executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** Once the chunks span more than {@code bound} documents, all of them into FTS5 (in the write's transaction). */
@@ -170,27 +162,18 @@ final class PendingPostings {
     }
 
     /**
-     * Numbers documents after the greatest number in use (one writer: nothing else numbers
-     * meanwhile) and puts their rows into the pending table ({@code pending}) or FTS5, one
+     * Numbers documents as {@link #insertChunk} does and puts their rows straight into FTS5, one
      * statement per table. {@code rows} holds each document's row as {@code values} reads it from
      * {@code json_each}'s {@code value}, in the order of {@code columns}.
      */
-    void insert(SqlConnection sql, String table, List<byte[]> ids, String rows, String columns, String values,
-                boolean pending) throws SQLException {
-        long first;
-        try (ResultSet rs = sql.prepare("SELECT coalesce(max(n), 0) + 1 FROM " + table).executeQuery()) {
-            rs.next();
-            first = Math.max(1, rs.getLong(1));
-        }
+    void insert(SqlConnection sql, String table, List<byte[]> ids, String rows, String columns, String values) throws SQLException {
+        long first = nextNumber(sql, table);
         number(sql, table, ids, first);
-        PreparedStatement postings = sql.prepare("INSERT INTO " + table + (pending ? "_p(n, " : "_t(rowid, ") + columns + ")"
-                + " SELECT ? + key, " + values + " FROM json_each(?)");
+        PreparedStatement postings = sql.prepare("INSERT INTO " + table + "_t(rowid, " + columns + ") SELECT ? + key, " + values
+                + " FROM json_each(?)");
         postings.setLong(1, first);
         postings.setString(2, rows);
         postings.executeUpdate();
-        if (pending) {
-            withPending.add(table);
-        }
     }
 
     /** Numbers the documents {@code ids} from {@code first} in the index's numbering table, in one statement. */
@@ -203,43 +186,6 @@ final class PendingPostings {
         numbers.setLong(1, first);
         numbers.setString(2, hexIds.append(']').toString());
         numbers.executeUpdate();
-    }
-
-    /** Once more than {@code bound} documents are pending, all of them into FTS5 (in the write's transaction). */
-    static void bound(SqlConnection sql, String table, int bound) throws SQLException {
-        if (span(sql, table) > bound) {
-            move(sql, table, Long.MAX_VALUE);
-        }
-    }
-
-    /** Removes a document: from the pending table or else from FTS5 (a number below 1 has neither), and its number. */
-    static void remove(SqlConnection sql, String table, byte[] id) throws SQLException {
-        PreparedStatement find = sql.prepare("SELECT n FROM " + table + " WHERE id = ?");
-        find.setBytes(1, id);
-        long n;
-        try (ResultSet rs = find.executeQuery()) {
-            if (!rs.next()) {
-                return;
-            }
-            n = rs.getLong(1);
-        }
-        if (n > 0 && delete(sql, "DELETE FROM " + table + "_p WHERE n = ?", n) == 0) {
-            delete(sql, "DELETE FROM " + table + "_t WHERE rowid = ?", n);
-        }
-        delete(sql, "DELETE FROM " + table + " WHERE n = ?", n);
-    }
-
-    /**
-     * At least the number of pending documents (numbers are given in order; a removed one leaves
-     * a gap): cheap to ask at each write, two B-tree descents (SQLite finds a lone {@code min} or
-     * {@code max} at an end of the tree, but scans the table for both in one SELECT).
-     */
-    static long span(SqlConnection sql, String table) throws SQLException {
-        try (ResultSet rs = sql.prepare("SELECT coalesce((SELECT max(n) FROM " + table + "_p) - (SELECT min(n) FROM "
-                + table + "_p) + 1, 0)").executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
     }
 
     /** Whether the index holds pending documents in this snapshot (one row of the pending table looked at). */
