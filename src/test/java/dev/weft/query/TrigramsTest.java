@@ -67,6 +67,34 @@ class TrigramsTest {
         assertThat(Trigrams.indexed(repeated, "t").overflow()).isFalse();
     }
 
+    /** The ASCII path (copied, or folded char by char) gives each code point's own lower case, as the general path. */
+    @Test
+    void theIndexedTextFoldsEachCodePointWhateverItsString() {
+        Random random = new Random(22);
+        String alphabet = "aZbY09-./:_ \"\\\n\u00c9\u0130\u03a3K\u212a\uD83D\uDE00";
+        for (int round = 0; round < 2000; round++) {
+            ArrayNode strings = Json.NODES.arrayNode();
+            StringBuilder expected = new StringBuilder();
+            for (int k = 0; k < 1 + random.nextInt(3); k++) {
+                StringBuilder s = new StringBuilder();
+                for (int i = random.nextInt(12); i > 0; i--) {
+                    int at = random.nextInt(alphabet.length());
+                    s.append(Character.isHighSurrogate(alphabet.charAt(at)) ? alphabet.substring(at, at + 2)
+                            : Character.isLowSurrogate(alphabet.charAt(at)) ? "a" : alphabet.substring(at, at + 1));
+                }
+                strings.add(s.toString());
+                if (s.codePoints().count() >= 3) {
+                    expected.append(expected.isEmpty() ? "" : "\n");
+                    s.codePoints().forEach(cp -> expected.appendCodePoint(Character.toLowerCase(cp)));
+                }
+            }
+            ObjectNode d = Json.NODES.objectNode();
+            d.set("u", strings);
+            Trigrams.Indexed got = Trigrams.indexed(d, "u");
+            assertThat(got == null ? "" : got.text()).as(strings.toString()).isEqualTo(expected.toString());
+        }
+    }
+
     @Test
     void aTextWithTooManyDistinctTrigramsIsOverflow() {
         ObjectNode d = Json.NODES.objectNode().put("t", manyTrigrams());
