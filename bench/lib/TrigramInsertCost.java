@@ -32,6 +32,8 @@ import tools.jackson.databind.ObjectMapper;
  *     pgsz: pgsz 16000; cs0: columnsize=0 instead of contentless_delete=1 (no %_docsize row);</li>
  * <li>pend: what Weft writes since pending postings (Fts5Trigrams): the texts into a plain table
  *     m_p(n, s) and the pending span asked after each write, FTS5 left to the idle writer;</li>
+ * <li>chunk: what Weft writes since pending chunks (PendingPostings#insertChunk): the write's
+ *     texts as one row m_p(n, last, rows) of a JSON array of one-element arrays, the span asked after;</li>
  * <li>stop: full with the trigrams that every document of this data holds (31) left out, each
  *     text cut into the runs between them: what a stop-list could save at best.</li>
  * </ul>
@@ -92,9 +94,13 @@ public class TrigramInsertCost {
             s.execute("CREATE TABLE d(id BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID");
             boolean numbered = !v.equals("plain");
             boolean pend = v.equals("pend");
-            boolean fts = numbered && !v.equals("num") && !pend;
+            boolean chunked = v.equals("chunk");
+            boolean fts = numbered && !v.equals("num") && !pend && !chunked;
             if (pend) {
                 s.execute("CREATE TABLE m_p(n INTEGER PRIMARY KEY, s TEXT NOT NULL)");
+            }
+            if (chunked) {
+                s.execute("CREATE TABLE m_p(n INTEGER PRIMARY KEY, last INTEGER NOT NULL, rows TEXT NOT NULL)");
             }
             if (numbered) {
                 s.execute("CREATE TABLE m(n INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE)");
@@ -146,6 +152,19 @@ public class TrigramInsertCost {
                     t.setString(2, json.writeValueAsString(texts));
                     t.executeUpdate();
                     try (java.sql.ResultSet span = c.prepareStatement("SELECT coalesce(max(n) - min(n) + 1, 0) FROM m_p").executeQuery()) {
+                        span.next();
+                    }
+                }
+                if (chunked) {
+                    List<List<String>> rows = new ArrayList<>();
+                    texts.forEach(t -> rows.add(List.of(t)));
+                    PreparedStatement t = c.prepareStatement("INSERT INTO m_p(n, last, rows) VALUES (?, ?, ?)");
+                    t.setLong(1, next);
+                    t.setLong(2, next + chunk.size() - 1);
+                    t.setString(3, json.writeValueAsString(rows));
+                    t.executeUpdate();
+                    try (java.sql.ResultSet span = c.prepareStatement("SELECT coalesce((SELECT max(last) FROM m_p) - (SELECT min(n) FROM m_p)"
+                            + " + 1, 0)").executeQuery()) {
                         span.next();
                     }
                 }
