@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
@@ -357,11 +358,10 @@ abstract class Node implements Filter {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
-                Set<Object> keys = test.keys();
-                if (keys != null && budget.arrays().remembers(value)) {
-                    int first = budget.arrays().firstIndex(value, keys);
-                    budget.spend(first < 0 ? value.size() : first + 1L); // what the walk below spends
-                    return first >= 0;
+                Optional<ArrayKeys.ReachedValues> reached = remembered(value, "", budget,
+                        values -> ArrayKeys.elementsOf(value, values));
+                if (reached.isPresent()) {
+                    return reached.get().anyOf(test.keys(), budget);
                 }
                 for (JsonNode element : value) {
                     if (test.test(element, budget)) {
@@ -370,6 +370,19 @@ abstract class Node implements Filter {
                 }
             }
             return false;
+        }
+
+        /**
+         * What a walk of {@code array} along {@code suffix} reaches, when {@code budget}'s
+         * {@link ArrayKeys} may answer for it: this test is decided by keys alone and expands
+         * arrays, as {@link ArrayKeys.ReachedValues} records them.
+         */
+        private Optional<ArrayKeys.ReachedValues> remembered(JsonNode array, String suffix, MatchBudget budget,
+                                                              Consumer<ArrayKeys.ReachedValues> walk) {
+            if (!expand || test.keys() == null || !budget.arrays().remembers(array)) {
+                return Optional.empty();
+            }
+            return budget.arrays().reached(array, suffix, walk);
         }
 
         /** This field's visits, charged to a budget (as are the array elements the walk steps over). */
@@ -388,6 +401,15 @@ abstract class Node implements Filter {
             @Override
             public void crossing(JsonNode array) {
                 budget.spend(array.size());
+            }
+
+            /** An array of documents on the path ({@code readers.name}): looked up when remembered. */
+            @Override
+            public boolean across(Path path, JsonNode array, int step) {
+                Optional<ArrayKeys.ReachedValues> reached = remembered(array, path.suffix(step), budget,
+                        values -> path.walkArray(array, step, values));
+                return reached.isPresent() ? reached.get().anyOf(test.keys(), budget)
+                        : Path.Leaf.super.across(path, array, step);
             }
         }
 
