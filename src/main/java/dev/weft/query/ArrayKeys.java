@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import tools.jackson.databind.JsonNode;
 
@@ -15,13 +14,14 @@ import tools.jackson.databind.JsonNode;
  * access rule such as {@code {readers: "@user"}} or {@code {"readers.name": "@user"}} makes each
  * subscriber a class of her own, and one document with a large {@code readers} array costs a full
  * walk of the array per subscriber; with it, the second walk records the {@link ReachedValues
- * values reached} and the others look their keys up in them.
+ * values reached} and the others look their keys (or their bounds) up in them.
  *
  * <p>A walk is remembered by the array and the path that remains ({@link Path#suffix}; empty for
  * the array's own elements at the end of a path): with the array, that decides every value the
- * walk reaches and every value test it counts, whatever the filter. Only tests decided by
- * {@link EqualityKeys keys} alone look up ({@link ValuePredicate#keys}); the answer, and the
- * value tests a budget is charged, are those of the walk: only the CPU changes.
+ * walk reaches and every value test it counts, whatever the filter. Only tests a record can
+ * decide look up ({@link ValuePredicate#firstPassing}: equality by {@link EqualityKeys keys},
+ * ranges by order); the answer, and the value tests a budget is charged, are those of the walk:
+ * only the CPU changes.
  *
  * <p>Invariant: the arrays it remembers are not modified while remembered; the owner
  * {@link #forget}s them before its documents change or go (the dispatcher: after each event).
@@ -86,68 +86,5 @@ public final class ArrayKeys {
             walks.put(suffix, values);
         }
         return Optional.of(values);
-    }
-
-    /** The elements of a leaf array, as a keyed test expanding it tests them. */
-    static void elementsOf(JsonNode array, ReachedValues values) {
-        for (JsonNode element : array) {
-            values.tested(element);
-        }
-    }
-
-    /**
-     * The values one walk reaches, in the order a keyed test expanding arrays meets them, as a
-     * {@link Path.Leaf} that records them: for each key, the value tests counted up to and
-     * including its first value; and the tests counted by the whole walk. A value without a key
-     * (null, missing, an object, an array) passes no keyed test but is counted.
-     */
-    static final class ReachedValues implements Path.Leaf {
-        private final Map<Object, Long> testsToFirst;
-        private long tests;
-
-        /** For a walk of about {@code values} values (an array's size): the map is not grown while recording. */
-        ReachedValues(int values) {
-            testsToFirst = HashMap.newHashMap(values);
-        }
-
-        /** Counted as {@code Node.Field} visits it: the value, then an array's elements. */
-        @Override
-        public boolean visit(JsonNode valueOrNull) {
-            tested(valueOrNull);
-            if (valueOrNull != null && valueOrNull.isArray()) {
-                elementsOf(valueOrNull, this);
-            }
-            return false; // the whole walk is recorded
-        }
-
-        @Override
-        public void crossing(JsonNode array) {
-            tests += array.size();
-        }
-
-        void tested(JsonNode valueOrNull) {
-            tests++;
-            Object key = EqualityKeys.of(valueOrNull);
-            if (key != null) {
-                testsToFirst.putIfAbsent(key, tests);
-            }
-        }
-
-        /**
-         * Whether the walk reaches a value with one of {@code keys}; {@code budget} is charged
-         * what the walk counts until it stops there, or the whole walk.
-         */
-        boolean anyOf(Set<Object> keys, MatchBudget budget) {
-            long first = Long.MAX_VALUE;
-            for (Object key : keys) {
-                Long at = testsToFirst.get(key);
-                if (at != null && at < first) {
-                    first = at;
-                }
-            }
-            boolean found = first != Long.MAX_VALUE;
-            budget.spend(found ? first : tests);
-            return found;
-        }
     }
 }

@@ -358,10 +358,10 @@ abstract class Node implements Filter {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
-                Optional<ArrayKeys.ReachedValues> reached = remembered(value, "", budget,
-                        values -> ArrayKeys.elementsOf(value, values));
+                Optional<ReachedValues> reached = remembered(value, "", budget,
+                        values -> ReachedValues.elementsOf(value, values));
                 if (reached.isPresent()) {
-                    return reached.get().anyOf(test.keys(), budget);
+                    return reached.get().anyPassing(test, budget);
                 }
                 for (JsonNode element : value) {
                     if (test.test(element, budget)) {
@@ -374,12 +374,12 @@ abstract class Node implements Filter {
 
         /**
          * What a walk of {@code array} along {@code suffix} reaches, when {@code budget}'s
-         * {@link ArrayKeys} may answer for it: this test is decided by keys alone and expands
-         * arrays, as {@link ArrayKeys.ReachedValues} records them.
+         * {@link ArrayKeys} may answer for it: a record answers this test and it expands arrays,
+         * as {@link ReachedValues} records them.
          */
-        private Optional<ArrayKeys.ReachedValues> remembered(JsonNode array, String suffix, MatchBudget budget,
-                                                              Consumer<ArrayKeys.ReachedValues> walk) {
-            if (!expand || test.keys() == null || !budget.arrays().remembers(array)) {
+        private Optional<ReachedValues> remembered(JsonNode array, String suffix, MatchBudget budget,
+                                                        Consumer<ReachedValues> walk) {
+            if (!expand || !test.answersFromRecord() || !budget.arrays().remembers(array)) {
                 return Optional.empty();
             }
             return budget.arrays().reached(array, suffix, walk);
@@ -406,9 +406,9 @@ abstract class Node implements Filter {
             /** An array of documents on the path ({@code readers.name}): looked up when remembered. */
             @Override
             public boolean across(Path path, JsonNode array, int step) {
-                Optional<ArrayKeys.ReachedValues> reached = remembered(array, path.suffix(step), budget,
+                Optional<ReachedValues> reached = remembered(array, path.suffix(step), budget,
                         values -> path.walkArray(array, step, values));
-                return reached.isPresent() ? reached.get().anyOf(test.keys(), budget)
+                return reached.isPresent() ? reached.get().anyPassing(test, budget)
                         : Path.Leaf.super.across(path, array, step);
             }
         }

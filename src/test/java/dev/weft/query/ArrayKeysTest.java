@@ -139,10 +139,24 @@ class ArrayKeysTest {
         filters.add(Filter.parse(Json.NODES.objectNode().set(path, Json.NODES.objectNode().set("$in", some)), LIMITS));
         filters.add(Filter.parse(Json.NODES.objectNode().set(path, Json.NODES.objectNode().set("$nin", some)), LIMITS));
         filters.add(Filter.parse(Json.NODES.objectNode().set(path, Json.NODES.objectNode().set("$all", some)), LIMITS));
+        filters.addAll(ranges(path, operand));
+        filters.addAll(ranges(path, other));
         ArrayNode either = Json.NODES.arrayNode();
         either.add(Json.NODES.objectNode().set(path, operand));
         either.add(Json.NODES.objectNode().set("x.name", other));
         filters.add(Filter.parse(Json.NODES.objectNode().set("$or", either), LIMITS));
+        return filters;
+    }
+
+    /** {@code $gt $gte $lt $lte} on {@code path}, and a range of two of them. */
+    private static List<Filter> ranges(String path, JsonNode operand) {
+        List<Filter> filters = new ArrayList<>();
+        for (String op : new String[] {"$gt", "$gte", "$lt", "$lte"}) {
+            filters.add(Filter.parse(Json.NODES.objectNode().set(path, Json.NODES.objectNode().set(op, operand)), LIMITS));
+        }
+        ObjectNode between = Json.NODES.objectNode().set("$gt", operand);
+        between.set("$lte", operand.isNumber() ? Json.NODES.numberNode(operand.doubleValue() + 2.5) : operand);
+        filters.add(Filter.parse(Json.NODES.objectNode().set(path, between), LIMITS));
         return filters;
     }
 
@@ -201,13 +215,20 @@ class ArrayKeysTest {
             big.add(i);
         }
         JsonNode doc = Json.NODES.objectNode().set("x", big);
-        Filter range = Filter.parse(j("{x: {$gt: 150}}"), LIMITS);
         Filter pattern = Filter.parse(j("{x: {$in: [5, {$regex: 'a'}]}}"), LIMITS);
+        Filter objectRange = Filter.parse(j("{x: {$gt: {a: 1}}}"), LIMITS);
+        Filter exists = Filter.parse(j("{'x.a': {$exists: true}}"), LIMITS);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pattern.matches(doc, MatchBudget.of(1000, arrays))).isTrue();
+            assertThat(objectRange.matches(doc, MatchBudget.of(1000, arrays))).isFalse();
+            assertThat(exists.matches(doc, MatchBudget.of(1000, arrays))).isFalse();
+        }
+        assertThat(arrays.reads()).as("patterns, ranges on documents, $exists are walked").isZero();
+        Filter range = Filter.parse(j("{x: {$gt: 150}}"), LIMITS);
         for (int i = 0; i < 3; i++) {
             assertThat(range.matches(doc, MatchBudget.of(1000, arrays))).isTrue();
-            assertThat(pattern.matches(doc, MatchBudget.of(1000, arrays))).isTrue();
         }
-        assertThat(arrays.reads()).as("only keyed equality is looked up").isZero();
+        assertThat(arrays.reads()).as("a range on a scalar is looked up").isEqualTo(2);
     }
 
     private static List<Filter> filters(RandomValues r) {
@@ -220,6 +241,7 @@ class ArrayKeysTest {
             filters.add(Filter.parse(Json.NODES.objectNode().set("x", Json.NODES.objectNode().set("$in", some)), LIMITS));
             filters.add(Filter.parse(Json.NODES.objectNode().set("x", Json.NODES.objectNode().set("$nin", some)), LIMITS));
             filters.add(Filter.parse(Json.NODES.objectNode().set("x", Json.NODES.objectNode().set("$all", some)), LIMITS));
+            filters.addAll(ranges("x", operand));
             ObjectNode both = Json.NODES.objectNode();
             both.set("x", operand);
             both.set("y", Json.NODES.objectNode().put("$exists", false));
