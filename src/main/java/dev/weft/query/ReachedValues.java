@@ -14,7 +14,8 @@ import tools.jackson.databind.JsonNode;
  * walk for any number of filters. Each value tested counts one value test; an array the walk
  * steps over counts its size. Kept: for each {@link EqualityKeys key}, the tests counted up to
  * and including its first value; the values of the ordered brackets with the tests counted up to
- * each (sorted, for ranges, when a range first asks); the tests of the whole walk.
+ * each (scanned in order for the first range asked, sorted from the second on); the tests of the
+ * whole walk.
  *
  * <p>A test answered here is one whose every value tested costs one value test and whose answer
  * depends on the value alone; then the walk stops at the first value passing, having counted
@@ -29,6 +30,8 @@ final class ReachedValues implements Path.Leaf {
     private long[] orderedTests = new long[16];
     private int orderedCount;
     private Map<Values.Bracket, SortedValues> sorted;
+    /** Range lookups so far: the first scans the values, the second sorts them. */
+    private int rangesAsked;
     private long tests;
 
     /** For a walk of about {@code values} values (an array's size): the map is not grown while recording. */
@@ -108,11 +111,27 @@ final class ReachedValues implements Path.Leaf {
      * {@code orEqual}; {@link #NONE} when there is none.
      */
     long firstInOrder(JsonNode operand, boolean above, boolean orEqual) {
+        if (sorted == null && rangesAsked++ == 0) {
+            return firstInOrderScanned(operand, above, orEqual); // a sort pays from the second range on
+        }
         if (sorted == null) {
             sorted = SortedValues.byBracket(Arrays.copyOf(ordered, orderedCount), Arrays.copyOf(orderedTests, orderedCount));
         }
         SortedValues values = sorted.get(Values.sortBracket(Values.bracket(operand)));
         return values == null ? NONE : values.first(operand, above, orEqual);
+    }
+
+    private long firstInOrderScanned(JsonNode operand, boolean above, boolean orEqual) {
+        Values.Bracket bracket = Values.sortBracket(Values.bracket(operand));
+        for (int i = 0; i < orderedCount; i++) {
+            if (Values.bracket(ordered[i]) == bracket) {
+                int c = Values.compare(ordered[i], operand);
+                if (c == 0 ? orEqual : (c > 0) == above) {
+                    return orderedTests[i];
+                }
+            }
+        }
+        return NONE;
     }
 
     /**
