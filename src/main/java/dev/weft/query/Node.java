@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
@@ -358,10 +357,12 @@ abstract class Node implements Filter {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
-                Optional<ReachedValues> reached = remembered(value, "", budget,
-                        values -> ReachedValues.elementsOf(value, values));
-                if (reached.isPresent()) {
-                    return reached.get().anyPassing(test, budget);
+                if (remembered(value, budget)) {
+                    Optional<ReachedValues> reached = budget.arrays().reached(value, "",
+                            values -> ReachedValues.elementsOf(value, values));
+                    if (reached.isPresent()) {
+                        return reached.get().anyPassing(test, budget);
+                    }
                 }
                 for (JsonNode element : value) {
                     if (test.test(element, budget)) {
@@ -373,16 +374,12 @@ abstract class Node implements Filter {
         }
 
         /**
-         * What a walk of {@code array} along {@code suffix} reaches, when {@code budget}'s
-         * {@link ArrayKeys} may answer for it: a record answers this test and it expands arrays,
-         * as {@link ReachedValues} records them.
+         * Whether {@code budget}'s {@link ArrayKeys} may answer for a walk of {@code array}: it
+         * remembers such arrays, a record answers this test, and the test expands arrays as
+         * {@link ReachedValues} records them.
          */
-        private Optional<ReachedValues> remembered(JsonNode array, String suffix, MatchBudget budget,
-                                                        Consumer<ReachedValues> walk) {
-            if (!expand || !test.answersFromRecord() || !budget.arrays().remembers(array)) {
-                return Optional.empty();
-            }
-            return budget.arrays().reached(array, suffix, walk);
+        private boolean remembered(JsonNode array, MatchBudget budget) {
+            return expand && test.answersFromRecord() && budget.arrays().remembers(array);
         }
 
         /** This field's visits, charged to a budget (as are the array elements the walk steps over). */
@@ -406,10 +403,14 @@ abstract class Node implements Filter {
             /** An array of documents on the path ({@code readers.name}): looked up when remembered. */
             @Override
             public boolean across(Path path, JsonNode array, int step) {
-                Optional<ReachedValues> reached = remembered(array, path.suffix(step), budget,
-                        values -> path.walkArray(array, step, values));
-                return reached.isPresent() ? reached.get().anyPassing(test, budget)
-                        : Path.Leaf.super.across(path, array, step);
+                if (remembered(array, budget)) {
+                    Optional<ReachedValues> reached = budget.arrays().reached(array, path.suffix(step),
+                            values -> path.walkArray(array, step, values));
+                    if (reached.isPresent()) {
+                        return reached.get().anyPassing(test, budget);
+                    }
+                }
+                return Path.Leaf.super.across(path, array, step);
             }
         }
 
