@@ -2,9 +2,6 @@ package dev.weft.http;
 
 import dev.weft.stream.EventFrame;
 import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
@@ -27,36 +24,11 @@ final class ApiSessionSender extends WebSocketSender {
 
     @Override
     void write(EventFrame frame, Consumer<Throwable> done) {
-        hand(frame, Callback.from(() -> written(done, null), failure -> written(done, failure)));
-    }
-
-    /** Gives one frame to Jetty's flusher, which writes what it is given in order. */
-    private void hand(EventFrame frame, Callback callback) {
+        Callback callback = Callback.from(() -> written(done, null), failure -> written(done, failure));
         if (frame.isHeartbeat()) {
             session.sendPing(EMPTY.duplicate(), callback);
         } else {
             session.sendText(frame.text(), callback);
-        }
-    }
-
-    /**
-     * Hands every frame to Jetty at once: its flusher writes them in order, gathered. {@code done}
-     * hears once, when the last is written, with the first failure if any.
-     */
-    @Override
-    void writeAll(List<EventFrame> frames, Consumer<Throwable> done) {
-        AtomicInteger left = new AtomicInteger(frames.size());
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        Consumer<Throwable> one = failure -> {
-            if (failure != null) {
-                failed.compareAndSet(null, failure);
-            }
-            if (left.decrementAndGet() == 0) {
-                written(frames.size(), done, failed.get());
-            }
-        };
-        for (EventFrame frame : frames) {
-            hand(frame, Callback.from(() -> one.accept(null), one::accept));
         }
     }
 

@@ -3,7 +3,6 @@ package dev.weft.http;
 import dev.weft.stream.EventFrame;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.util.List;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.Callback;
@@ -17,8 +16,7 @@ import org.eclipse.jetty.websocket.core.WebSocketCoreSession;
  * frame flusher and the session's per-frame layers. The frame is the event's, made once and
  * shared by every subscriber ({@link EventFrame#webSocketText}), so a write is one buffer and,
  * when the socket takes it at once (the usual case), one system call on the calling thread, with
- * no lock, queue entry, header buffer or timeout entry per frame (several frames queued for one
- * client go as one gathering write, {@link #writeAll}); a write the socket cannot take
+ * no lock, queue entry, header buffer or timeout entry per frame; a write the socket cannot take
  * at once completes from Jetty's selector when the socket drains. The flusher's layers add
  * nothing here: the frames are valid by construction, {@link WebSocketSender} counts what is
  * unsent, and a message sent uncompressed is allowed under permessage-deflate (RFC 7692, RSV1
@@ -46,11 +44,10 @@ final class CoreSessionSender extends WebSocketSender {
     private final EndPoint endPoint;
     /** Guarded by this: a frame of ours is on the endpoint. */
     private boolean writing;
-    /** Guarded by this: whom the frames in flight report to (null for a pong), and how many they are. */
+    /** Guarded by this: whom the frame in flight reports to; null for a pong. */
     private Consumer<Throwable> inFlight;
-    private int inFlightFrames;
-    /** Guarded by this: event frames that wait for a pong in flight, and whom they report to. */
-    private ByteBuffer[] waiting;
+    /** Guarded by this: an event frame that waits for a pong in flight, and whom it reports to. */
+    private ByteBuffer waiting;
     private Consumer<Throwable> waitingDone;
     /** Guarded by this: the answer to the latest ping, due after the write in flight. */
     private ByteBuffer pong;
@@ -103,44 +100,24 @@ final class CoreSessionSender extends WebSocketSender {
 
     @Override
     void write(EventFrame frame, Consumer<Throwable> done) {
-        writeBuffers(new ByteBuffer[] {bytes(frame)}, done);
-    }
-
-    /** The frames' bytes in one gathering write: one system call when the socket takes them. */
-    @Override
-    void writeAll(List<EventFrame> frames, Consumer<Throwable> done) {
-        ByteBuffer[] buffers = new ByteBuffer[frames.size()];
-        for (int i = 0; i < buffers.length; i++) {
-            buffers[i] = bytes(frames.get(i));
-        }
-        writeBuffers(buffers, done);
-    }
-
-    private static ByteBuffer bytes(EventFrame frame) {
-        return frame.isHeartbeat() ? PING.duplicate() : frame.webSocketText();
-    }
-
-    /** Writes event frames (one sender's, each counted); {@code done} hears of them once. */
-    private void writeBuffers(ByteBuffer[] frames, Consumer<Throwable> done) {
-        boolean closed;
+        ByteBuffer bytes = frame.isHeartbeat() ? PING.duplicate() : frame.webSocketText();
         synchronized (this) {
-            closed = closing;
-            if (!closing && writing) { // a pong is in flight: these frames follow it
-                waiting = frames;
+            if (closing) {
+                bytes = null;
+            } else if (writing) { // a pong is in flight: this frame follows it
+                waiting = bytes;
                 waitingDone = done;
                 return;
-            }
-            if (!closing) {
+            } else {
                 writing = true;
                 inFlight = done;
-                inFlightFrames = frames.length;
             }
         }
-        if (closed) {
-            written(frames.length, done, new ClosedChannelException());
+        if (bytes == null) {
+            written(done, new ClosedChannelException());
             return;
         }
-        start(frames);
+        start(bytes);
     }
 
     @Override
@@ -158,7 +135,6 @@ final class CoreSessionSender extends WebSocketSender {
             }
             writing = true;
             inFlight = null;
-            inFlightFrames = 0;
         }
         start(frame);
     }
@@ -179,7 +155,7 @@ final class CoreSessionSender extends WebSocketSender {
     }
 
     /** Writes {@code bytes} (no other frame of ours is on the endpoint); {@link #finished} follows. */
-    private void start(ByteBuffer... bytes) {
+    private void start(ByteBuffer bytes) {
         try {
             endPoint.write(written, bytes);
         } catch (RuntimeException e) { // WritePendingException: Jetty is writing a frame of its own
@@ -190,23 +166,19 @@ final class CoreSessionSender extends WebSocketSender {
     /** The write in flight ended: reports it, then starts what waited behind it. */
     private void finished(Throwable failure) {
         Consumer<Throwable> done;
-        int frames;
-        ByteBuffer[] next = null;
+        ByteBuffer next = null;
         Runnable closeFrame = null;
         synchronized (this) {
             done = inFlight;
-            frames = inFlightFrames;
             inFlight = null;
-            inFlightFrames = 0;
             boolean pongDue = pong != null && !closing;
             // after a pong, an event waiting goes first, so a flood of pings cannot starve the events
             if (failure == null && pongDue && (done != null || waiting == null)) {
-                next = new ByteBuffer[] {pong};
+                next = pong;
                 pong = null;
             } else if (failure == null && waiting != null) {
                 next = waiting;
                 inFlight = waitingDone;
-                inFlightFrames = waiting.length;
                 waiting = null;
                 waitingDone = null;
             } else {
@@ -216,7 +188,7 @@ final class CoreSessionSender extends WebSocketSender {
             }
         }
         if (done != null) {
-            written(frames, done, failure);
+            written(done, failure);
         } else if (failure != null) {
             failWaiting(failure);
         }
@@ -230,15 +202,13 @@ final class CoreSessionSender extends WebSocketSender {
     /** A pong failed: the event frame behind it fails too (the connection is gone). */
     private void failWaiting(Throwable failure) {
         Consumer<Throwable> done;
-        int frames;
         synchronized (this) {
             done = waitingDone;
-            frames = waiting == null ? 0 : waiting.length;
             waiting = null;
             waitingDone = null;
         }
         if (done != null) {
-            written(frames, done, failure);
+            written(done, failure);
         }
     }
 }

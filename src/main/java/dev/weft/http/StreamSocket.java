@@ -6,7 +6,6 @@ import dev.weft.stream.Outlet;
 import dev.weft.stream.StreamHub;
 import dev.weft.stream.StreamQuery;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Session;
 
@@ -64,17 +63,6 @@ public final class StreamSocket implements Session.Listener.AutoDemanding, Outle
             }
         }
         s.send(frame, done);
-    }
-
-    /** Several frames: one write through the sender once the session is open; before, one by one. */
-    @Override
-    public void send(List<EventFrame> frames, Consumer<Throwable> done) {
-        WebSocketSender s = sender;
-        if (s == null) {
-            Outlet.super.send(frames, done); // through send(frame): the first waits in pending
-            return;
-        }
-        s.send(frames, done);
     }
 
     @Override

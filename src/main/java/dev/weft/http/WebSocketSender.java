@@ -3,7 +3,6 @@ package dev.weft.http;
 import dev.weft.stream.EventFrame;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.eclipse.jetty.util.Jetty;
@@ -47,28 +46,9 @@ abstract class WebSocketSender {
         write(frame, done);
     }
 
-    /**
-     * Writes {@code frames} in order as one write where the way allows ({@link #writeAll}), each
-     * counted against the bound; {@code done} gets null once the last is written, or the failure,
-     * exactly once.
-     */
-    final void send(List<EventFrame> frames, Consumer<Throwable> done) {
-        if (outgoing.addAndGet(frames.size()) > maxOutgoingFrames) {
-            outgoing.addAndGet(-frames.size());
-            done.accept(new WritePendingException()); // the client is cut off, as for one frame
-            return;
-        }
-        writeAll(frames, done);
-    }
-
     /** What a {@link #write} must call when it ends: counts the frame as sent, then tells {@code done}. */
     final void written(Consumer<Throwable> done, Throwable failure) {
-        written(1, done, failure);
-    }
-
-    /** What a {@link #writeAll} must call when it ends: counts its frames as sent, then tells {@code done}. */
-    final void written(int frames, Consumer<Throwable> done, Throwable failure) {
-        outgoing.addAndGet(-frames);
+        outgoing.decrementAndGet();
         done.accept(failure);
     }
 
@@ -79,12 +59,6 @@ abstract class WebSocketSender {
 
     /** Hands {@code frame} to Jetty; once it is written or failed, calls {@link #written} with {@code done}, exactly once. */
     abstract void write(EventFrame frame, Consumer<Throwable> done);
-
-    /**
-     * Hands {@code frames} to Jetty in order; once they are written or failed, calls
-     * {@link #written(int, Consumer, Throwable)} with their count and {@code done}, exactly once.
-     */
-    abstract void writeAll(List<EventFrame> frames, Consumer<Throwable> done);
 
     /** Answers a client's ping with {@code payload} (best effort: a failed pong fails the connection). */
     abstract void pong(ByteBuffer payload);

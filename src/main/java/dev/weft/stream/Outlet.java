@@ -1,6 +1,5 @@
 package dev.weft.stream;
 
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -15,30 +14,6 @@ public interface Outlet {
      * {@code done} may run before this method returns.
      */
     void send(EventFrame frame, Consumer<Throwable> done);
-
-    /**
-     * Writes several frames in their order, as one write where the outlet can (a client whose
-     * queue holds several events gets them in one system call instead of one each); calls
-     * {@code done} exactly once, after the last, or with the first failure (the frames after it
-     * are not written). This default writes them one after another through {@link #send}.
-     */
-    default void send(List<EventFrame> frames, Consumer<Throwable> done) {
-        sendFrom(frames, 0, done);
-    }
-
-    private void sendFrom(List<EventFrame> frames, int from, Consumer<Throwable> done) {
-        if (from == frames.size() - 1) {
-            send(frames.get(from), done);
-            return;
-        }
-        send(frames.get(from), failure -> {
-            if (failure != null) {
-                done.accept(failure);
-            } else {
-                sendFrom(frames, from + 1, done);
-            }
-        });
-    }
 
     /** Ends the stream cleanly with a WebSocket close code and a reason (SSE: ends the response). */
     void close(int code, String reason);

@@ -2,8 +2,6 @@ package dev.weft.stream;
 
 import dev.weft.core.WeftException;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -22,18 +20,8 @@ import java.util.function.Consumer;
  * a write is in flight (that write's completion drains the queue). {@link #wip} makes the pump
  * a trampoline: a write completing synchronously re-enters {@link #drain} and merely counts, so
  * the stack never grows with the queue.
- *
- * <p>When the queue holds several frames as a write starts (the client's lane fell behind, or a
- * replay), up to {@link #COALESCED} of them go in one write ({@link Outlet#send(List, Consumer)}),
- * in queue order: on loopback TCP each write costs the sender the receiver's processing too, so a
- * backlog drains for a fraction of the system calls, and a behind server catches up faster.
  */
 final class Subscriber implements StreamHub.Subscription {
-    /**
-     * Most frames in one write: under half WebSocket's bound of unsent frames per connection
-     * (WeftServer's max outgoing frames, 8), which counts each of them.
-     */
-    static final int COALESCED = 4;
     /**
      * What the subscriber asked for, with the access it has now: replaced whole when the access
      * is renewed ({@link #renew}), read once per event, so an event sees the old rule or the new
@@ -293,18 +281,10 @@ final class Subscriber implements StreamHub.Subscription {
         }
         do {
             EventFrame next = null;
-            List<EventFrame> several = null;
             int code = 0;
             String reason = null;
             synchronized (this) {
-                if (!inFlight && queue.size() > 1) {
-                    several = new ArrayList<>(Math.min(queue.size(), COALESCED));
-                    while (several.size() < COALESCED && !queue.isEmpty()) {
-                        several.add(queue.poll());
-                    }
-                    inFlight = true;
-                    wrote = true;
-                } else if (!inFlight) {
+                if (!inFlight) {
                     next = queue.poll(); // empty once ended, but after finish
                     inFlight = next != null;
                     wrote |= inFlight;
@@ -317,8 +297,6 @@ final class Subscriber implements StreamHub.Subscription {
             }
             if (reason != null) {
                 outlet.close(code, reason);
-            } else if (several != null) {
-                outlet.send(several, onSent);
             } else if (next != null) {
                 outlet.send(next, onSent);
             }

@@ -70,10 +70,9 @@ class SlowWebSocketReaderTest {
     }
 
     /**
-     * A client that stops reading while events pile up gets every one of them, once, in commit
-     * order, when it reads again: its queue then holds several frames, which go out in writes of
-     * several (Subscriber's coalesced writes: a gathering write, or one frame after another
-     * through Jetty's API).
+     * A client that stops reading while events pile up (7.5 MiB, past the kernel's buffers) gets
+     * every one of them, once, in commit order, when it reads again: the frames queued for it
+     * while a write stayed in flight go out after it, with both WebSocket writers.
      */
     @ParameterizedTest
     @EnumSource(WebSocketSender.Kind.class)

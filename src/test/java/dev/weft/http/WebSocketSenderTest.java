@@ -64,11 +64,6 @@ class WebSocketSenderTest {
         }
 
         @Override
-        void writeAll(List<EventFrame> frames, Consumer<Throwable> done) {
-            pending.add(failure -> written(frames.size(), done, failure));
-        }
-
-        @Override
         void pong(java.nio.ByteBuffer payload) {
         }
 
@@ -101,22 +96,5 @@ class WebSocketSenderTest {
         assertThat(refused.get()).isNull();
         assertThat(sender.pending).hasSize(4);
         assertThat(sender.outgoing()).isEqualTo(3);
-    }
-
-    /** A coalesced write counts each of its frames against the bound, and frees them all when it ends. */
-    @Test
-    void aCoalescedWriteCountsEachFrameAgainstMaxOutgoingFrames() {
-        Stalled sender = new Stalled(3);
-        List<Throwable> results = new ArrayList<>();
-        AtomicReference<Throwable> refused = new AtomicReference<>();
-        sender.send(List.of(EventFrame.heartbeat(), EventFrame.heartbeat()), results::add);
-        assertThat(sender.outgoing()).isEqualTo(2);
-        sender.send(List.of(EventFrame.heartbeat(), EventFrame.heartbeat()), refused::set);
-        assertThat(refused.get()).isInstanceOf(WritePendingException.class);
-        assertThat(sender.outgoing()).isEqualTo(2);
-
-        sender.pending.getFirst().accept(null);
-        assertThat(results).containsExactly((Throwable) null);
-        assertThat(sender.outgoing()).isZero();
     }
 }

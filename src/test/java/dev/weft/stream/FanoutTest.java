@@ -118,55 +118,9 @@ class FanoutTest {
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.PUMP);
             assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.QUEUED);
             s.pump();
-            assertThat(outlet.sent).hasSize(1); // both frames taken as one write; its first is in flight
-            assertThat(s.queued()).isZero();
-            assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.QUEUED); // the write in flight will drain it
             assertThat(outlet.sent).hasSize(1);
-        }
-    }
-
-    /** Records each write as the frames it carried; completes them at once. */
-    static final class Batches implements Outlet {
-        final List<List<String>> writes = new ArrayList<>();
-
-        @Override
-        public void send(EventFrame frame, Consumer<Throwable> done) {
-            writes.add(List.of(new String(frame.json())));
-            done.accept(null);
-        }
-
-        @Override
-        public void send(List<EventFrame> frames, Consumer<Throwable> done) {
-            writes.add(frames.stream().map(f -> new String(f.json())).toList());
-            done.accept(null);
-        }
-
-        @Override
-        public void close(int code, String reason) {}
-
-        @Override
-        public void abort() {}
-    }
-
-    @Test
-    void framesQueuedTogetherGoOutInQueueOrderAsWritesOfAtMostCoalescedFrames() {
-        MemoryLog log = new MemoryLog();
-        try (StreamHub hub = new StreamHub(log, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE, 1)) {
-            Batches outlet = new Batches();
-            Subscriber s = new Subscriber(StreamQuery.adhoc(NS, List.of(), LIMITS), Grant.UNCHANGING, outlet, hub, 10, null, 1);
-            int queued = Subscriber.COALESCED + 2;
-            for (int i = 1; i <= queued; i++) {
-                s.enqueue(new EventFrame(String.valueOf(i), ("e" + i).getBytes()));
-            }
-            s.pump();
-            List<String> all = new ArrayList<>();
-            for (int i = 1; i <= queued; i++) {
-                all.add("e" + i);
-            }
-            assertThat(outlet.writes).containsExactly(all.subList(0, Subscriber.COALESCED), all.subList(Subscriber.COALESCED, queued));
-            s.enqueue(new EventFrame("7", "e7".getBytes()));
-            s.pump();
-            assertThat(outlet.writes).hasSize(3).last().isEqualTo(List.of("e7")); // one frame: the single write
+            assertThat(s.queued()).isEqualTo(1);
+            assertThat(s.enqueue(a)).isEqualTo(Subscriber.Queued.QUEUED); // the write in flight will drain it
         }
     }
 
