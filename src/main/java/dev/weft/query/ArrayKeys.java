@@ -3,18 +3,25 @@ package dev.weft.query;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
+import java.util.function.Consumer;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Where the first element of a large array with a given {@link EqualityKeys key} is, remembered
- * across evaluations of the same array object: for one thread that matches the same documents
- * against many filters, as the change-stream dispatcher matches one event against every class of
- * subscribers. Without it, an access rule such as {@code {readers: "@user"}} makes each subscriber
- * a class of her own, and one document with a large {@code readers} array costs a full walk of
- * the array per subscriber; with it, the second walk builds a map of the array and the others
- * look their keys up in it. The answer, and the value tests a budget is charged, are those of the
- * walk ({@link #firstIndex}): only the CPU changes.
+ * What walking a large array costs and finds, remembered across evaluations of the same array
+ * object: for one thread that matches the same documents against many filters, as the
+ * change-stream dispatcher matches one event against every class of subscribers. Without it, an
+ * access rule such as {@code {readers: "@user"}} or {@code {"readers.name": "@user"}} makes each
+ * subscriber a class of her own, and one document with a large {@code readers} array costs a full
+ * walk of the array per subscriber; with it, the second walk records the {@link ReachedValues
+ * values reached} and the others look their keys (or their bounds) up in them.
+ *
+ * <p>A walk is remembered by the array and the path that remains ({@link Path#suffix}; empty for
+ * the array's own elements at the end of a path): with the array, that decides every value the
+ * walk reaches and every value test it counts, whatever the filter. Only tests a record can
+ * decide look up ({@link ValuePredicate#firstPassing}: equality by {@link EqualityKeys keys},
+ * ranges by order); the answer, and the value tests a budget is charged, are those of the walk:
+ * only the CPU changes.
  *
  * <p>Invariant: the arrays it remembers are not modified while remembered; the owner
  * {@link #forget}s them before its documents change or go (the dispatcher: after each event).
@@ -27,10 +34,13 @@ public final class ArrayKeys {
     /** Remembers nothing: every call walks the array. */
     static final ArrayKeys NONE = new ArrayKeys(false);
 
+    /** Marks a walk met once: the next meeting records it. */
+    private static final ReachedValues WALKED_ONCE = new ReachedValues(0);
+
     private final boolean remembers;
-    /** Arrays walked once (no map yet), and those walked twice, by their elements' first positions. */
-    private final Map<JsonNode, Map<Object, Integer>> seen = new IdentityHashMap<>();
-    /** Arrays read whole (walked or mapped) so far: what the remembering saves is counted by it. */
+    /** Per array, per remaining path: {@link #WALKED_ONCE}, or the values the walk reaches. */
+    private final Map<JsonNode, Map<String, ReachedValues>> seen = new IdentityHashMap<>();
+    /** Walks read whole (walked or recorded) so far: what the remembering saves is counted by it. */
     private long reads;
 
     private ArrayKeys(boolean remembers) {
@@ -42,7 +52,7 @@ public final class ArrayKeys {
         return new ArrayKeys(true);
     }
 
-    /** Arrays read whole so far (a walk or a map of one). */
+    /** Walks read whole so far (a walk or a record of one). */
     long reads() {
         return reads;
     }
@@ -52,55 +62,29 @@ public final class ArrayKeys {
         seen.clear();
     }
 
-    /** Whether {@link #firstIndex} is to answer for {@code array} (else the caller walks it itself). */
+    /** Whether {@link #reached} may answer for {@code array} (else the caller walks it itself). */
     boolean remembers(JsonNode array) {
         return remembers && array.size() >= REMEMBERED_SIZE;
     }
 
     /**
-     * The position of the first element of {@code array} whose key is one of {@code keys}, or -1;
-     * an element without a key never counts (it equals no keyed value). The first time an array
-     * is met it is walked; the second time a map of it is built.
+     * The values a walk of {@code array} along {@code suffix} reaches, recorded by {@code walk}
+     * (which walks with the recorder as its leaf) the second time the walk is met; empty the first
+     * time, when the caller walks it itself.
      */
-    int firstIndex(JsonNode array, Set<Object> keys) {
-        Map<Object, Integer> positions = seen.get(array);
-        if (positions == null) {
+    Optional<ReachedValues> reached(JsonNode array, String suffix, Consumer<ReachedValues> walk) {
+        Map<String, ReachedValues> walks = seen.computeIfAbsent(array, a -> new HashMap<>(4));
+        ReachedValues values = walks.get(suffix);
+        if (values == null || values == WALKED_ONCE) {
             reads++;
-            if (!seen.containsKey(array)) {
-                seen.put(array, null);
-                return walk(array, keys);
+            if (values == null) {
+                walks.put(suffix, WALKED_ONCE);
+                return Optional.empty();
             }
-            positions = positions(array);
-            seen.put(array, positions);
+            values = new ReachedValues(array.size());
+            walk.accept(values);
+            walks.put(suffix, values);
         }
-        int first = -1;
-        for (Object key : keys) {
-            Integer at = positions.get(key);
-            if (at != null && (first < 0 || at < first)) {
-                first = at;
-            }
-        }
-        return first;
-    }
-
-    private static int walk(JsonNode array, Set<Object> keys) {
-        for (int i = 0; i < array.size(); i++) {
-            Object key = EqualityKeys.of(array.get(i));
-            if (key != null && keys.contains(key)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static Map<Object, Integer> positions(JsonNode array) {
-        Map<Object, Integer> positions = new HashMap<>(array.size() * 2);
-        for (int i = 0; i < array.size(); i++) {
-            Object key = EqualityKeys.of(array.get(i));
-            if (key != null) {
-                positions.putIfAbsent(key, i);
-            }
-        }
-        return positions;
+        return Optional.of(values);
     }
 }

@@ -357,11 +357,12 @@ abstract class Node implements Filter {
                 return true;
             }
             if (expand && value != null && value.isArray()) {
-                Set<Object> keys = test.keys();
-                if (keys != null && budget.arrays().remembers(value)) {
-                    int first = budget.arrays().firstIndex(value, keys);
-                    budget.spend(first < 0 ? value.size() : first + 1L); // what the walk below spends
-                    return first >= 0;
+                if (remembered(value, budget)) {
+                    Optional<ReachedValues> reached = budget.arrays().reached(value, "",
+                            values -> ReachedValues.elementsOf(value, values));
+                    if (reached.isPresent()) {
+                        return reached.get().anyPassing(test, budget);
+                    }
                 }
                 for (JsonNode element : value) {
                     if (test.test(element, budget)) {
@@ -370,6 +371,15 @@ abstract class Node implements Filter {
                 }
             }
             return false;
+        }
+
+        /**
+         * Whether {@code budget}'s {@link ArrayKeys} may answer for a walk of {@code array}: it
+         * remembers such arrays, a record answers this test, and the test expands arrays as
+         * {@link ReachedValues} records them.
+         */
+        private boolean remembered(JsonNode array, MatchBudget budget) {
+            return expand && test.answersFromRecord() && budget.arrays().remembers(array);
         }
 
         /** This field's visits, charged to a budget (as are the array elements the walk steps over). */
@@ -388,6 +398,19 @@ abstract class Node implements Filter {
             @Override
             public void crossing(JsonNode array) {
                 budget.spend(array.size());
+            }
+
+            /** An array of documents on the path ({@code readers.name}): looked up when remembered. */
+            @Override
+            public boolean across(Path path, JsonNode array, int step) {
+                if (remembered(array, budget)) {
+                    Optional<ReachedValues> reached = budget.arrays().reached(array, path.suffix(step),
+                            values -> path.walkArray(array, step, values));
+                    if (reached.isPresent()) {
+                        return reached.get().anyPassing(test, budget);
+                    }
+                }
+                return Path.Leaf.super.across(path, array, step);
             }
         }
 

@@ -27,6 +27,16 @@ final class Path {
 
         /** The walk is about to step over the elements of {@code array} (a budgeted match counts them). */
         default void crossing(JsonNode array) {}
+
+        /**
+         * The rest of the walk from {@code array}, met before the last segment at segment
+         * {@code step} of {@code path}: by default {@link Path#walkArray} with this leaf. A leaf
+         * that knows what that walk would visit (a remembered array, {@link ArrayKeys}) may
+         * answer for it, as long as it answers and counts exactly as the walk would.
+         */
+        default boolean across(Path path, JsonNode array, int step) {
+            return path.walkArray(array, step, this);
+        }
     }
 
     final String dotted;
@@ -121,10 +131,23 @@ final class Path {
         if (node.isObject()) {
             return walk(node.get(fields[i]), i + 1, leaf);
         }
-        return walkArray(node, i, leaf);
+        return leaf.across(this, node, i);
     }
 
-    private boolean walkArray(JsonNode array, int i, Leaf leaf) {
+    /**
+     * The path from segment {@code step} on ({@code "b.c"} of {@code "a.b.c"} at 1): with the
+     * array met there, all that decides the rest of a walk.
+     */
+    String suffix(int step) {
+        int at = 0;
+        for (int i = 0; i < step; i++) {
+            at += fields[i].length() + 1;
+        }
+        return dotted.substring(at);
+    }
+
+    /** The walk from {@code array}, met before the last segment at segment {@code i}. */
+    boolean walkArray(JsonNode array, int i, Leaf leaf) {
         leaf.crossing(array);
         int index = indexes[i];
         boolean reachedAny = false;

@@ -44,6 +44,22 @@ abstract class ValuePredicate {
     }
 
     /**
+     * Whether a {@link ReachedValues recorded walk} answers this test as the walk does: each
+     * value tested costs one value test and passes by its key ({@link #keys}) or its order alone.
+     */
+    boolean answersFromRecord() {
+        return keys() != null;
+    }
+
+    /**
+     * The value tests a walk recorded in {@code reached} counts up to the first value passing
+     * this test, or {@link ReachedValues#NONE}; only when {@link #answersFromRecord}.
+     */
+    long firstPassing(ReachedValues reached) {
+        return reached.firstWithKey(keys());
+    }
+
+    /**
      * Intervals holding the index key of every value that passes, expanded as index keys are
      * (array elements; an empty array as itself); null when they would not narrow.
      */
@@ -226,6 +242,17 @@ abstract class ValuePredicate {
                 case LT -> c < 0;
                 case LTE -> c <= 0;
             };
+        }
+
+        /** On a scalar operand (one order per bracket; objects and arrays are walked). */
+        @Override
+        boolean answersFromRecord() {
+            return ReachedValues.ordersBracket(bracket);
+        }
+
+        @Override
+        long firstPassing(ReachedValues reached) {
+            return reached.firstInOrder(operand, op == Op.GT || op == Op.GTE, op == Op.GTE || op == Op.LTE);
         }
 
         @Override

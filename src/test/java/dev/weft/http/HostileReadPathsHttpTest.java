@@ -136,6 +136,72 @@ class HostileReadPathsHttpTest {
         }
     }
 
+    /**
+     * The same rule through an array of documents: {@code {"readers.name": "@user._id"}} over
+     * 20,000 reader entries (a name, a role; some names arrays, some entries without one). With
+     * alice and erin both subscribed, each event's array meets two rule classes, so one of them
+     * is answered from the walk the dispatcher remembered (ArrayKeys): each sees only the notes
+     * whose entries name her, an entry's name array included, never a note that names someone
+     * else or names her in another field; and no stream ends. A list answers the same.
+     */
+    @Test
+    void aRuleThroughAnArrayOfReaderDocumentsShowsEachOnlyWhatNamesHer() throws Exception {
+        send(weft, "admin", "PUT", "/db/groups", null);
+        assertThat(send(weft, "admin", "POST", "/weft/acl", """
+                [{"_id":"groups-read","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/groups') and method(GET)",
+                  "readFilter":{"$or":[{"owner":"@user._id"},{"readers.name":"@user._id"}]}},
+                 {"_id":"groups-write","roles":["user"],"priority":10,
+                  "predicate":"path-prefix('/db/groups') and not method(GET)",
+                  "writeFilter":{"owner":"@user._id"},"protectedFields":["owner"],
+                  "mergeRequest":{"owner":"@user._id"}}]""").statusCode()).isEqualTo(200);
+        assertThat(weft.post("/weft/users", "{\"_id\":\"erin\",\"password\":\"erin-Password-1\",\"roles\":[\"user\"]}")
+                .statusCode()).isEqualTo(201);
+        String filter = "/db/groups/_streams?filter=" + q("{\"kind\":\"note\"}");
+        String[][] notes = {
+            {"g-dave", "{\"name\":\"dave\"}"},
+            {"g-alice", "{\"name\":\"alice\",\"role\":\"reader\"}"},
+            {"g-alice-role", "{\"name\":\"dave\",\"role\":\"alice\"}"},
+            {"g-erin-in-array", "{\"name\":[\"frank\",\"erin\"]}"},
+            {"g-alice-nested", "{\"name\":{\"first\":\"alice\"}}"},
+        };
+        try (Ws alice = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("alice"));
+             Ws erin = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("erin"));
+             Ws admin = Ws.open(weft, filter, true, AuthorizationMatrixTest.authorization("admin"))) {
+            for (String[] note : notes) {
+                HttpResponse<String> r = send(weft, "bob", "POST", "/db/groups",
+                        "{\"_id\":\"" + note[0] + "\",\"kind\":\"note\",\"readers\":" + readerEntries(20_000, note[1]) + "}");
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            }
+            for (String who : List.of("alice", "erin")) {
+                assertThat(send(weft, who, "POST", "/db/groups", "{\"_id\":\"" + who + "-end\",\"kind\":\"note\"}")
+                        .statusCode()).isEqualTo(201);
+            }
+            assertThat(idsUntil(admin, "erin-end")).as("bob's notes were written")
+                    .containsExactly("g-dave", "g-alice", "g-alice-role", "g-erin-in-array", "g-alice-nested", "alice-end", "erin-end");
+            assertThat(idsUntil(alice, "alice-end")).containsExactly("g-alice", "alice-end");
+            assertThat(idsUntil(erin, "erin-end")).containsExactly("g-erin-in-array", "erin-end");
+            assertThat(alice.ended).isNotDone();
+            assertThat(erin.ended).isNotDone();
+        }
+        assertThat(ids("alice", "/db/groups")).containsExactlyInAnyOrder("g-alice", "alice-end");
+        assertThat(ids("erin", "/db/groups")).containsExactlyInAnyOrder("g-erin-in-array", "erin-end");
+    }
+
+    /** A JSON array of {@code n} reader entries, the last of them {@code last}, some named by arrays or unnamed. */
+    private static String readerEntries(int n, String last) {
+        StringBuilder a = new StringBuilder("[");
+        for (int i = 0; i < n - 1; i++) {
+            a.append(switch (i % 4) {
+                case 0 -> "{\"name\":\"reader" + i + "\",\"role\":\"reader\"}";
+                case 1 -> "{\"name\":[\"reader" + i + "\",\"editor" + i + "\"]}";
+                case 2 -> "{\"role\":\"reader\"}";
+                default -> "\"reader" + i + "\"";
+            }).append(',');
+        }
+        return a.append(last).append(']').toString();
+    }
+
     /** A JSON array of {@code n} reader names, the last of them {@code last}. */
     private static String readers(int n, String last) {
         StringBuilder a = new StringBuilder("[");

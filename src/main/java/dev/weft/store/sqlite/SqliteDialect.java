@@ -43,23 +43,24 @@ final class SqliteDialect implements Dialect {
     private final int headBytes;
     private final Fts5Trigrams trigrams;
     private final Optional<TextPostings> text;
-    private final boolean sortKeep;
+    /** Every connection has {@link NativeRanking}'s functions: decides the sort cut, the native ranking and the prefilter. */
+    private final boolean nativeLibrary;
 
     /**
      * {@code trigramPendingRows}, {@code textPendingRows}: {@code trigram-pending-rows} and
-     * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeTop}: every
+     * {@code text-pending-rows} (the pending documents are a store's own); {@code nativeLibrary}: every
      * connection of the store has {@link NativeRanking}'s {@code weft_top}, {@code weft_sort_keep} and {@code weft_contains}.
      */
-    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeTop) {
+    SqliteDialect(int trigramPendingRows, int textPendingRows, int headBytes, boolean nativeLibrary) {
         this.headBytes = headBytes;
-        this.sortKeep = nativeTop;
+        this.nativeLibrary = nativeLibrary;
         trigrams = new Fts5Trigrams(trigramPendingRows, pending);
-        text = Optional.of(new Fts5Postings(textPendingRows, pending, nativeTop));
+        text = Optional.of(new Fts5Postings(textPendingRows, pending, nativeLibrary));
     }
 
     @Override
     public boolean sortKeep() {
-        return sortKeep;
+        return nativeLibrary;
     }
 
     /** The FTS5 indexes' pending documents, which the writer puts into FTS5 when idle or when a query asks. */
@@ -114,7 +115,7 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public TextPrefilter.Dialect textPrefilter() {
-        return sortKeep ? TextPrefilter.Dialect.SQLITE_NATIVE : TextPrefilter.Dialect.SQLITE;
+        return nativeLibrary ? TextPrefilter.Dialect.SQLITE_NATIVE : TextPrefilter.Dialect.SQLITE;
     }
 
     @Override
