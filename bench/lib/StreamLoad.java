@@ -3,7 +3,7 @@
 //   javac --add-exports java.base/sun.nio.ch=ALL-UNNAMED
 //   java --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED StreamLoad MODE ...
 //
-//   ws    URL COUNT EXPECTED DEADLINE_S HISTOGRAM_FILE [THREADS]
+//   ws    URL COUNT EXPECTED DEADLINE_S HISTOGRAM_FILE [THREADS [WARMUP]]
 //         opens COUNT WebSockets on URL (ws://host:port/db/coll/_streams?...), prints
 //         "ready OK FAILED" once every one is open or has failed, then records for every text
 //         message two latencies, in histograms of 100 us buckets: now - fullDocument.sentAt
@@ -13,13 +13,19 @@
 //         histograms ("bucket count" lines from sentAt, "c bucket count" lines from wallTime, then
 //         "# received N first_us F last_us L ...", with the process's CPU: cpu_ms over its life,
 //         run_user_ticks and run_sys_ticks since ready, then per document "e i count min max
-//         commit_min": its receipts, least and greatest latency from sentAt, least from the
-//         commit, in us) and prints "done ...".
-//   write URL[,URL...] RATE DURATION_S
+//         commit_min commit_max late": its receipts, least and greatest latency from sentAt,
+//         least and greatest from the commit, in us, and its receipts more than 250 ms after
+//         the commit) and prints "done ...". With WARMUP, the documents whose i is below it are
+//         the warm-up writes: a socket waits for WARMUP + EXPECTED messages, and the warm-up ones
+//         go to histograms of their own ("w bucket count", "wc bucket count", "# ... warm_received
+//         N"), out of the counts, the first and last receipt and the two main histograms; it
+//         prints "warm N" once every open socket has had them.
+//   write URL[,URL...] RATE DURATION_S [FIRST_I COUNT]
 //         after a few GETs of each URL that warm this JVM's HTTP client, POSTs
 //         {"sentAt": <epoch us>, "i": k} RATE times a second for DURATION_S seconds, on a fixed
 //         schedule, write k to URL number k mod the count (round robin over the nodes of
-//         bench streams --nodes); prints "wrote N errors E first_us F".
+//         bench streams --nodes); prints "wrote N errors E first_us F". With FIRST_I and COUNT:
+//         COUNT documents at RATE, numbered (k) from FIRST_I (the warm-up writes, then the rest).
 //
 // Environment: WEFT_AUTH, the Authorization header value for every request and upgrade.
 //
@@ -99,9 +105,11 @@ public class StreamLoad {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "ws" -> subscribers(URI.create(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                    Integer.parseInt(args[4]), Path.of(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
+                    Integer.parseInt(args[4]), Path.of(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1,
+                    args.length > 7 ? Integer.parseInt(args[7]) : 0);
             case "write" -> writer(Arrays.stream(args[1].split(",")).map(URI::create).toList(),
-                    Double.parseDouble(args[2]), Integer.parseInt(args[3]));
+                    Double.parseDouble(args[2]), Integer.parseInt(args[3]),
+                    args.length > 5 ? Long.parseLong(args[4]) : 0, args.length > 5 ? Long.parseLong(args[5]) : -1);
             default -> throw new IllegalArgumentException("mode ws or write");
         }
         System.exit(0);
@@ -110,6 +118,11 @@ public class StreamLoad {
     static final AtomicLongArray HIST = new AtomicLongArray(BUCKETS); // from sentAt
     static final AtomicLongArray COMMIT_HIST = new AtomicLongArray(BUCKETS); // from the event's wallTime
     static final AtomicLong RECEIVED = new AtomicLong();
+    // The warm-up writes' receipts (documents with i below WARMUP), apart from the measured ones.
+    static final AtomicLongArray WARM_HIST = new AtomicLongArray(BUCKETS);
+    static final AtomicLongArray WARM_COMMIT_HIST = new AtomicLongArray(BUCKETS);
+    static final AtomicLong WARM_RECEIVED = new AtomicLong();
+    static int WARMUP;
     static final AtomicLong FIRST = new AtomicLong(Long.MAX_VALUE);
     static final AtomicLong LAST = new AtomicLong();
     static final AtomicInteger OPEN = new AtomicInteger();
@@ -461,13 +474,19 @@ public class StreamLoad {
             long lat = Math.max(0, now - sent);
             long wall = number(b, from, to, WALL_TIME);
             long fromCommit = wall < 0 ? -1 : Math.max(0, now - wall * 1000);
-            byEvent(b, from, to, lat, fromCommit);
+            long i = byEvent(b, from, to, lat, fromCommit);
+            if (++c.count == expected) finish(c);
+            if (i >= 0 && i < WARMUP) {
+                WARM_HIST.incrementAndGet((int) Math.min(BUCKETS - 1, lat / BUCKET_US));
+                if (fromCommit >= 0) WARM_COMMIT_HIST.incrementAndGet((int) Math.min(BUCKETS - 1, fromCommit / BUCKET_US));
+                WARM_RECEIVED.incrementAndGet();
+                return;
+            }
             HIST.incrementAndGet((int) Math.min(BUCKETS - 1, lat / BUCKET_US));
             if (fromCommit >= 0) COMMIT_HIST.incrementAndGet((int) Math.min(BUCKETS - 1, fromCommit / BUCKET_US));
             RECEIVED.incrementAndGet();
             FIRST.accumulateAndGet(now, Math::min);
             LAST.accumulateAndGet(now, Math::max);
-            if (++c.count == expected) finish(c);
         }
 
         void finish(Conn c) {
@@ -520,21 +539,29 @@ public class StreamLoad {
     }
 
     // Per written document (its "i"): how many receipts, the least and the greatest latency from
-    // sentAt and the least from the commit (us), written after the histograms as
-    // "e i count min max commit_min": the first receipt tells the time for the event to reach
-    // the node and its first socket, the spread the fan-out's time.
+    // sentAt, the least and the greatest from the commit (us), and how many receipts came more
+    // than 250 ms after the commit, written after the histograms as
+    // "e i count min max commit_min commit_max late": the first receipt tells the time for the
+    // event to reach the node and its first socket, the spread the fan-out's time, late which
+    // documents make the commit-to-receipt p99.
     static final long[][] BY_EVENT = new long[100_000][];
     static final byte[] I = "\"i\":".getBytes(StandardCharsets.US_ASCII);
 
-    static synchronized void byEvent(byte[] b, int from, int to, long lat, long fromCommit) {
+    /** Records one receipt of the document; returns its i, or -1. */
+    static synchronized long byEvent(byte[] b, int from, int to, long lat, long fromCommit) {
         long i = number(b, from, to, I);
-        if (i < 0 || i >= BY_EVENT.length) return;
+        if (i < 0 || i >= BY_EVENT.length) return -1;
         long[] e = BY_EVENT[(int) i];
-        if (e == null) BY_EVENT[(int) i] = e = new long[] {0, Long.MAX_VALUE, 0, Long.MAX_VALUE};
+        if (e == null) BY_EVENT[(int) i] = e = new long[] {0, Long.MAX_VALUE, 0, Long.MAX_VALUE, -1, 0};
         e[0]++;
         e[1] = Math.min(e[1], lat);
         e[2] = Math.max(e[2], lat);
-        if (fromCommit >= 0) e[3] = Math.min(e[3], fromCommit);
+        if (fromCommit >= 0) {
+            e[3] = Math.min(e[3], fromCommit);
+            e[4] = Math.max(e[4], fromCommit);
+            if (fromCommit > 250_000) e[5]++;
+        }
+        return i;
     }
 
     /** A masked client control frame (pong or close) with the given payload. */
@@ -550,7 +577,9 @@ public class StreamLoad {
         return f;
     }
 
-    static void subscribers(URI uri, int count, int expected, int deadlineS, Path out, int threads) throws Exception {
+    static void subscribers(URI uri, int count, int expected, int deadlineS, Path out, int threads, int warmup) throws Exception {
+        WARMUP = warmup;
+        expected += warmup;
         List<Loop> loops = new ArrayList<>();
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -571,7 +600,13 @@ public class StreamLoad {
         System.out.println("ready " + open + " " + failed);
         System.out.flush();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineS);
+        boolean warm = warmup == 0;
         while (FINISHED.get() < count && System.nanoTime() < deadline) {
+            if (!warm && WARM_RECEIVED.get() >= (long) open * warmup) {
+                warm = true; // every open socket has had every warm-up write: the bench starts measuring
+                System.out.println("warm " + WARM_RECEIVED.get());
+                System.out.flush();
+            }
             Thread.sleep(20);
         }
         boolean all = FINISHED.get() >= count;
@@ -592,7 +627,15 @@ public class StreamLoad {
             long c = COMMIT_HIST.get(i);
             if (c > 0) sb.append("c ").append(i).append(' ').append(c).append('\n');
         }
-        sb.append("# received ").append(RECEIVED.get()).append(" first_us ").append(FIRST.get())
+        for (int i = 0; i < BUCKETS; i++) {
+            long c = WARM_HIST.get(i);
+            if (c > 0) sb.append("w ").append(i).append(' ').append(c).append('\n');
+        }
+        for (int i = 0; i < BUCKETS; i++) {
+            long c = WARM_COMMIT_HIST.get(i);
+            if (c > 0) sb.append("wc ").append(i).append(' ').append(c).append('\n');
+        }
+        sb.append("# received ").append(RECEIVED.get()).append(" warm_received ").append(WARM_RECEIVED.get()).append(" first_us ").append(FIRST.get())
                 .append(" last_us ").append(LAST.get()).append(" open ").append(open)
                 .append(" failed ").append(failed).append(" closed ").append(CLOSED.get()).append(" cpu_ms ")
                 .append(ProcessHandle.current().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L));
@@ -602,7 +645,7 @@ public class StreamLoad {
             long[] e = BY_EVENT[i];
             if (e != null) {
                 sb.append("e ").append(i).append(' ').append(e[0]).append(' ').append(e[1]).append(' ').append(e[2])
-                        .append(' ').append(e[3] == Long.MAX_VALUE ? -1 : e[3]).append('\n');
+                        .append(' ').append(e[3] == Long.MAX_VALUE ? -1 : e[3]).append(' ').append(e[4]).append(' ').append(e[5]).append('\n');
             }
         }
         Files.writeString(out, sb);
@@ -616,7 +659,7 @@ public class StreamLoad {
         return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15
     }
 
-    static void writer(List<URI> uris, double rate, int durationS) throws Exception {
+    static void writer(List<URI> uris, double rate, int durationS, long firstI, long count) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         // Warm this JVM's HTTP client (class loading, the connections) with a few reads first:
         // its first request costs a cold JVM some 100 ms, which is the writer's, not Weft's.
@@ -627,7 +670,7 @@ public class StreamLoad {
                 http.send(warm.build(), HttpResponse.BodyHandlers.discarding());
             }
         }
-        long total = Math.round(rate * durationS);
+        long total = count >= 0 ? count : Math.round(rate * durationS);
         long periodNanos = (long) (1e9 / rate);
         long start = System.nanoTime();
         int errors = 0;
@@ -638,9 +681,10 @@ public class StreamLoad {
             if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait);
             long sent = nowMicros();
             if (k == 0) first = sent;
-            var b = HttpRequest.newBuilder(uris.get((int) (k % uris.size()))).timeout(Duration.ofSeconds(10))
+            long i = firstI + k;
+            var b = HttpRequest.newBuilder(uris.get((int) (i % uris.size()))).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"sentAt\":" + sent + ",\"i\":" + k + "}"));
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"sentAt\":" + sent + ",\"i\":" + i + "}"));
             if (!AUTH.isEmpty()) b.header("Authorization", AUTH);
             try {
                 int status = http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();

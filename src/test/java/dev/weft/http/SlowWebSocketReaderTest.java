@@ -69,6 +69,34 @@ class SlowWebSocketReaderTest {
         }
     }
 
+    /**
+     * A client that stops reading while events pile up (7.5 MiB, past the kernel's buffers) gets
+     * every one of them, once, in commit order, when it reads again: the frames queued for it
+     * while a write stayed in flight go out after it, with both WebSocket writers.
+     */
+    @ParameterizedTest
+    @EnumSource(WebSocketSender.Kind.class)
+    void aClientThatPausesGetsEveryEventThatPiledUpInOrderWhenItReadsAgain(WebSocketSender.Kind kind) throws Exception {
+        try (TestServer weft = serverWith(kind)) {
+            weft.createCollection("db", "c");
+            StreamHub hub = weft.server.streams();
+            try (Ws paused = Ws.open(weft, "/db/c/_streams", false)) {
+                waitFor(() -> hub.subscribers() == 1);
+                String pad = "x".repeat(32 * 1024);
+                int events = 240;
+                for (int i = 0; i < events; i++) {
+                    weft.post("/db/c", "{\"i\":" + i + ",\"pad\":\"" + pad + "\"}");
+                }
+                paused.socket.request(1);
+                for (int i = 0; i < events; i++) {
+                    assertThat(paused.next(5).get("fullDocument").get("i").asInt()).isEqualTo(i);
+                }
+                assertThat(paused.poll(200)).isNull();
+                assertThat(hub.cutOffs()).isZero();
+            }
+        }
+    }
+
     /** Opens a WebSocket stream on a raw socket with a small receive buffer, reads the 101, then reads nothing. */
     static Socket upgradeAndNeverRead(TestServer weft, String path) throws IOException {
         Socket socket = new Socket();
