@@ -46,7 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class StreamHub implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamHub.class);
-    private static final long ABORT_GRACE_MS = 2000;
     private static final long CLOSE_GRACE_MS = 300;
 
     /** A running subscription; cancel it when the client goes away. */
@@ -56,6 +55,8 @@ public final class StreamHub implements AutoCloseable {
 
     private final EventLog log;
     private final int clientQueue;
+    /** {@code stream-cutoff-grace-ms}: how long a cut-off client may take to read up to its close frame. */
+    private final long cutoffGraceMs;
     private final long accessCheckMs;
     private final LiveIndex index;
     private final Matcher matcher;
@@ -84,6 +85,7 @@ public final class StreamHub implements AutoCloseable {
     StreamHub(EventLog log, Json json, Settings settings, DocumentPolicy.Lookup policies, int fanoutThreads) {
         this.log = log;
         this.clientQueue = settings.streamClientQueue();
+        this.cutoffGraceMs = settings.streamCutoffGraceMs();
         this.accessCheckMs = settings.streamAccessCheckMs();
         this.index = new LiveIndex(log.last());
         this.matcher = new Matcher(settings.streamMatchBudget());
@@ -229,12 +231,12 @@ public final class StreamHub implements AutoCloseable {
         all.forEach(s -> s.end(code, reason));
     }
 
-    /** A client whose queue filled: forgotten now, its connection dropped after a grace period. */
+    /** A client whose queue filled: forgotten now, its connection dropped after {@code stream-cutoff-grace-ms}. */
     void cutOff(Subscriber s) {
         cutOffs.incrementAndGet();
         remove(s);
         if (!closing) {
-            scheduler.schedule(s::abort, ABORT_GRACE_MS, TimeUnit.MILLISECONDS);
+            scheduler.schedule(s::abort, cutoffGraceMs, TimeUnit.MILLISECONDS);
         }
     }
 
