@@ -9,6 +9,11 @@ Bodies are served with `return STATUS '...'` (from memory, no file I/O). nginx's
 parser refuses a single token over 4096 bytes, so a longer body is split into `set` variables of
 at most ~3 KB each and returned as their concatenation (still from memory). '$' cannot be escaped
 in nginx strings: it is written as ${weft_dollar}, a variable that holds '$'.
+
+`reuseport` gives each worker its own listening socket, so the kernel spreads wrk's connections
+over the workers. Without it (`multi_accept on`, one shared socket) the first worker to wake
+often took all 128 connections and served them alone: the reference read ~116-130k req/s in most
+runs and ~178-223k when the connections happened to split (bench/results/nginx-reuseport.txt).
 """
 import os
 import sys
@@ -67,7 +72,7 @@ http {{
   keepalive_timeout 3600s;
   geo $weft_dollar {{ default "$"; }}
   server {{
-    listen 127.0.0.1:{port} backlog=4096;
+    listen 127.0.0.1:{port} backlog=4096 reuseport;
 {chr(10).join(locations)}
     location / {{ return 404; }}
   }}
