@@ -1,6 +1,5 @@
 package dev.weft.store.sqlite;
 
-import dev.weft.core.Json;
 import dev.weft.query.TermsByWeight;
 import dev.weft.query.TextIndex;
 import dev.weft.store.sql.Dialect;
@@ -177,25 +176,15 @@ final class Fts5Postings implements TextPostings {
             for (int i = 0; i < terms.size(); i++) {
                 rows.append(i == 0 ? "" : ",");
                 String t = terms.get(i);
-                if (known || plainInJson(t)) {
+                if (known) {
                     rows.append('"').append(t).append('"');
                 } else {
-                    rows.append(Json.NODES.stringNode(t).toString());
+                    PendingPostings.appendJsonString(rows, t);
                 }
             }
             rows.append(']');
         }
         return rows.append(']').toString();
-    }
-
-    private static boolean plainInJson(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x20 || c == '"' || c == '\\') {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

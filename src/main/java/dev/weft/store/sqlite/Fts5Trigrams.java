@@ -116,11 +116,11 @@ final class Fts5Trigrams implements TrigramPostings {
             } else if (text != null && toPending && text.text().length() <= PENDING_TEXT_MAX) {
                 pendingIds.add(ids.get(i));
                 pendingTexts.append(pendingTexts.length() == 1 ? "[" : ",[");
-                appendJsonString(pendingTexts, text.text(), true);
+                PendingPostings.appendJsonString(pendingTexts, text.text()); // a row: one column's text
                 pendingTexts.append(']');
             } else if (text != null) {
                 indexedIds.add(ids.get(i));
-                appendJsonString(indexedTexts, text.text(), indexedTexts.length() == 1);
+                PendingPostings.appendJsonString(indexedTexts.append(indexedTexts.length() == 1 ? "" : ","), text.text());
             }
         }
         if (!indexedIds.isEmpty()) {
@@ -129,29 +129,6 @@ final class Fts5Trigrams implements TrigramPostings {
         if (!pendingIds.isEmpty()) {
             pending.insertChunk(sql, table, pendingIds, pendingTexts.append(']').toString());
         }
-    }
-
-    /**
-     * Appends {@code text} to a JSON array being written ({@code first}: as its first element) as
-     * a JSON string: a quote, a backslash and a control character (the {@link Trigrams#SEPARATOR}
-     * between a document's strings) escaped, plain runs copied whole.
-     */
-    static void appendJsonString(StringBuilder array, String text, boolean first) {
-        array.append(first ? "\"" : ",\"");
-        int plainFrom = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x20 || c == '"' || c == '\\') {
-                array.append(text, plainFrom, i).append('\\');
-                switch (c) {
-                    case '\n' -> array.append('n');
-                    case '"', '\\' -> array.append(c);
-                    default -> array.append("u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
-                }
-                plainFrom = i + 1;
-            }
-        }
-        array.append(text, plainFrom, text.length()).append('"');
     }
 
     private static void addOverflow(SqlConnection sql, String table, byte[] id) throws SQLException {

@@ -92,6 +92,29 @@ final class PendingPostings {
     private static final List<String> CHUNK_COLUMNS = List.of("last", "rows");
 
     /**
+     * Appends {@code text} as a JSON string, for the rows' JSON the writers build themselves: a
+     * quote, a backslash and a control character (such as {@link dev.weft.query.Trigrams#SEPARATOR})
+     * escaped, plain runs copied whole, so a plain text is read once.
+     */
+    static void appendJsonString(StringBuilder out, String text) {
+        out.append('"');
+        int plainFrom = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\') {
+                out.append(text, plainFrom, i).append('\\');
+                switch (c) {
+                    case '\n' -> out.append('n');
+                    case '"', '\\' -> out.append(c);
+                    default -> out.append("u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
+                }
+                plainFrom = i + 1;
+            }
+        }
+        out.append(text, plainFrom, text.length()).append('"');
+    }
+
+    /**
      * Numbers a write's documents after every number in use or held by a pending chunk, and puts
      * their rows ({@code rows}, a JSON array, a row per document as {@code values} reads it from
      * {@code json_each}'s {@code value}) into the pending table as one chunk.
