@@ -142,7 +142,8 @@ class HostileReadPathsHttpTest {
      * alice and erin both subscribed, each event's array meets two rule classes, so one of them
      * is answered from the walk the dispatcher remembered (ArrayKeys): each sees only the notes
      * whose entries name her, an entry's name array included, never a note that names someone
-     * else or names her in another field; and no stream ends. A list answers the same.
+     * else or names her in another field; and no stream ends. A replay from the start and a list
+     * answer the same.
      */
     @Test
     void aRuleThroughAnArrayOfReaderDocumentsShowsEachOnlyWhatNamesHer() throws Exception {
@@ -183,6 +184,13 @@ class HostileReadPathsHttpTest {
             assertThat(idsUntil(erin, "erin-end")).containsExactly("g-erin-in-array", "erin-end");
             assertThat(alice.ended).isNotDone();
             assertThat(erin.ended).isNotDone();
+        }
+        for (String[] who : new String[][] {{"alice", "g-alice"}, {"erin", "g-erin-in-array"}}) {
+            try (Ws replay = Ws.open(weft, filter + "&resumeAfter=0000000000000000", true,
+                    AuthorizationMatrixTest.authorization(who[0]))) {
+                assertThat(idsUntil(replay, who[0] + "-end")).as("replayed to " + who[0]).containsExactly(who[1], who[0] + "-end");
+                assertThat(replay.ended).isNotDone();
+            }
         }
         assertThat(ids("alice", "/db/groups")).containsExactlyInAnyOrder("g-alice", "alice-end");
         assertThat(ids("erin", "/db/groups")).containsExactlyInAnyOrder("g-erin-in-array", "erin-end");
