@@ -223,11 +223,30 @@ public final class PrunedReader {
         return mapper.readTree(b, from, to - from).stringValue();
     }
 
+    /**
+     * Objects and arrays nested at most this deep inside a kept value are built here; deeper
+     * ones are left to the mapper (which also enforces max-nesting-depth), so this recursion is
+     * bounded whatever a document holds.
+     */
+    static final int MAX_BUILT_DEPTH = 16;
+
     /** The value at the cursor, entire, the cursor moved past it. */
     private JsonNode whole(Cursor c) {
+        return whole(c, 0);
+    }
+
+    /**
+     * {@link #whole(Cursor)} for a value {@code depth} containers inside a kept one. A container
+     * is built here, node by node, as the mapper builds it (an {@code _id}'s {@code {"$oid":..}}
+     * once cost a parser, its buffers and a deserialization context from the mapper per row).
+     */
+    private JsonNode whole(Cursor c, int depth) {
         byte[] b = c.b;
         int from = c.at;
         byte x = b[from];
+        if ((x == '{' || x == '[') && depth < MAX_BUILT_DEPTH) {
+            return x == '{' ? object(c, depth) : array(c, depth);
+        }
         if (x == '"') {
             boolean[] escaped = new boolean[1];
             int end = c.stringEnd(escaped);
@@ -248,6 +267,40 @@ public final class PrunedReader {
         }
         JsonNode integer = integer(b, from, to);
         return integer != null ? integer : mapper.readTree(b, from, to - from);
+    }
+
+    /** The object at the cursor, every field kept: the cursor moved past it. */
+    private ObjectNode object(Cursor c, int depth) {
+        c.at++;
+        ObjectNode o = nodes.objectNode();
+        if (c.next() == '}') {
+            return o;
+        }
+        c.at--;
+        boolean[] escaped = new boolean[1];
+        do {
+            int end = c.fieldName(escaped);
+            String name = escaped[0] ? name(c.b, c.nameStart - 1, end + 1)
+                    : new String(c.b, c.nameStart, end - c.nameStart, StandardCharsets.UTF_8);
+            c.blanks();
+            o.set(name, whole(c, depth + 1));
+        } while (c.next() != '}');
+        return o;
+    }
+
+    /** The array at the cursor, every element kept: the cursor moved past it. */
+    private ArrayNode array(Cursor c, int depth) {
+        c.at++;
+        ArrayNode a = nodes.arrayNode();
+        if (c.next() == ']') {
+            return a;
+        }
+        c.at--;
+        do {
+            c.blanks();
+            a.add(whole(c, depth + 1));
+        } while (c.next() != ']');
+        return a;
     }
 
     /** An integer of up to 18 digits as the mapper makes it (an int when it fits), else null. */

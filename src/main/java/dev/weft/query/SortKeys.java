@@ -17,7 +17,7 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>{@link #readStored} reads a key straight from stored JSON into a reused buffer when every
  * field is a top-level name whose value is plain (a number, a string without escapes, true,
- * false, null, or missing), finding the fields from both ends of the document
+ * false, null, an ObjectId such as every {@code _id} Weft makes, or missing), finding the fields from both ends of the document
  * ({@link StoredFields}); else it answers false and the caller reads the tree. A scan compares
  * that buffer with the worst key it keeps and allocates nothing for a row that cannot enter.
  */
@@ -241,7 +241,11 @@ public final class SortKeys {
         return lower >= 'a' && lower <= 'z';
     }
 
-    /** Appends the encoding of the plain value starting at {@code from}; false when it is not plain. */
+    /**
+     * Appends the encoding of the plain value starting at {@code from} (a string without escapes,
+     * true, false, null, or an ObjectId as Weft writes it: {@link StoredFields#isHexOid}); false
+     * when it is not plain.
+     */
     private static boolean plain(byte[] b, int from, Scratch out) {
         byte x = b[from];
         if (x == '"') {
@@ -256,6 +260,15 @@ public final class SortKeys {
             out.length += end - from - 1;
             out.key[out.length++] = 0; // the terminator
             out.key[out.length++] = 0;
+            return true;
+        }
+        if (x == '{' && StoredFields.isHexOid(b, from)) {
+            // KeyEncoding's ObjectId: its bracket, then the 24 digits as 12 bytes
+            out.room(13);
+            out.key[out.length++] = KeyEncoding.OBJECT_ID;
+            for (int i = from + 9; i < from + 33; i += 2) {
+                out.key[out.length++] = (byte) (StoredFields.hexDigit(b[i]) << 4 | StoredFields.hexDigit(b[i + 1]));
+            }
             return true;
         }
         if (literal(b, from, "true")) {

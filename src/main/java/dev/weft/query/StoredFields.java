@@ -420,6 +420,32 @@ public final class StoredFields {
     }
 
     /**
+     * Whether {@code b} holds, from {@code at}, an ObjectId of 24 ASCII hex digits written as
+     * Weft writes it ({@code {"$oid":"} then the digits then {@code "}}, no blanks): a value
+     * whose tree {@link Values} brackets as an ObjectId, whose digits are then those bytes.
+     */
+    static boolean isHexOid(byte[] b, int at) {
+        if (at + OID_LENGTH > b.length || b[at + OID_LENGTH - 1] != '}' || !isOid(b, at)) {
+            return false;
+        }
+        for (int i = at + 9; i < at + 33; i++) {
+            if (hexDigit(b[i]) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The value of an ASCII hex digit, else -1. */
+    static int hexDigit(byte x) {
+        if (x >= '0' && x <= '9') {
+            return x - '0';
+        }
+        int lower = x | 0x20;
+        return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+    }
+
+    /**
      * From the last byte of a number or a literal: its first byte, just after the nearest ':' or
      * byte at or below a space before that last byte (a blank, or a control byte that no JSON holds outside
      * strings, which the caller then refuses). Eight bytes a round, so the scalars of a document

@@ -26,6 +26,69 @@ class PrunedReaderTest {
         assertThat(read(List.of(""), "{\"a\":1}")).isEqualTo("{\"a\":1}");
     }
 
+    /**
+     * Kept objects and arrays are built by the reader itself: for random documents (nested
+     * objects and arrays, every type, escapes in names and strings, blanks) the kept values are
+     * exactly the mapper's trees, node classes and field order included, also past the depth
+     * where the reader hands containers to the mapper.
+     */
+    @Test
+    void keptContainersAreTheMappersTrees() {
+        Json json = Json.standard();
+        long seed = Long.getLong("weft.seed", System.nanoTime());
+        RandomValues r = new RandomValues(seed);
+        tools.jackson.databind.ObjectWriter pretty = json.mapper().writerWithDefaultPrettyPrinter();
+        int compared = 0;
+        for (int n = 0; n < 3000; n++) {
+            tools.jackson.databind.node.ObjectNode doc = json.mapper().createObjectNode();
+            doc.set("x", r.value(4));
+            doc.set("n\"q", r.value(3));
+            doc.set("y", r.array(3));
+            doc.set("z", r.object(3));
+            if (n % 50 == 0) {
+                doc.set("deep", nested(PrunedReader.MAX_BUILT_DEPTH + n % 7 - 3, r));
+            }
+            for (byte[] stored : List.of(json.bytes(doc), pretty.writeValueAsBytes(doc))) {
+                tools.jackson.databind.JsonNode whole;
+                try {
+                    whole = json.parse(stored, "doc");
+                } catch (dev.weft.core.WeftException e) {
+                    continue; // U+0000, which is never stored
+                }
+                tools.jackson.databind.JsonNode kept = new PrunedReader(json, PathTrie.of(List.of("x", "n\"q", "y", "z", "deep")))
+                        .read(stored);
+                String context = "seed=" + seed + " " + new String(stored, StandardCharsets.UTF_8);
+                assertThat(kept.toString()).as(context).isEqualTo(whole.toString());
+                assertThat(kept).as(context).isEqualTo(whole); // node classes: an int is no long, a double no decimal
+                assertSameClasses(kept, whole, context);
+                compared++;
+            }
+        }
+        assertThat(compared).isGreaterThan(4000);
+    }
+
+    private static tools.jackson.databind.JsonNode nested(int depth, RandomValues r) {
+        tools.jackson.databind.JsonNode v = r.value(1);
+        for (int i = 0; i < depth; i++) {
+            v = i % 2 == 0 ? Json.NODES.arrayNode().add(v).add(i) : Json.NODES.objectNode().put("k" + i, i).set("v", v);
+        }
+        return v;
+    }
+
+    private static void assertSameClasses(tools.jackson.databind.JsonNode a, tools.jackson.databind.JsonNode b, String context) {
+        assertThat(a.getClass()).as(context).isEqualTo(b.getClass());
+        assertThat(a.size()).as(context).isEqualTo(b.size());
+        if (a.isObject()) {
+            for (var e : a.properties()) {
+                assertSameClasses(e.getValue(), b.get(e.getKey()), context);
+            }
+        } else if (a.isArray()) {
+            for (int i = 0; i < a.size(); i++) {
+                assertSameClasses(a.get(i), b.get(i), context);
+            }
+        }
+    }
+
     @Test
     void skippedStringsEndAtTheirClosingQuoteWhateverTheirBackslashesAndQuotes() {
         Json json = Json.standard();

@@ -146,6 +146,45 @@ class SortKeysTest {
         }
     }
 
+    @Test
+    void objectIdsAsWeftWritesThemAreReadOnTheBytesAndLookalikesFromTheTree() {
+        SortKeys keys = SortKeys.of(Sort.parse("{\"_id\":1}", QueryLimits.defaults()));
+        SortKeys down = SortKeys.of(Sort.parse("{\"_id\":-1}", QueryLimits.defaults()));
+        List<String> onBytes = List.of("{\"$oid\":\"5f0000000000000000000001\"}", "{\"$oid\":\"0123456789abcdefABCDEF09\"}",
+                "{\"$oid\":\"ffffffffffffffffffffffff\"}", "{\"$oid\":\"000000000000000000000000\"}");
+        // not an ObjectId (another digit, another length, another field), or not as Weft writes one (a blank, an escape)
+        List<String> lookalikes = List.of("{\"$oid\":\"5f000000000000000000000g\"}", "{\"$oid\":\"5f000000000000000000001\"}",
+                "{\"$oid\":\"5f00000000000000000000012\"}", "{\"$oid\":\"5f0000000000000000000001\",\"x\":1}",
+                "{\"$oid\":1}", "{ \"$oid\":\"5f0000000000000000000001\"}", "{\"$oid\" : \"5f0000000000000000000001\"}",
+                "{\"$oid\":\"5f000000000000000000000\\u0031\"}", "{\"$oi\\u0064\":\"5f0000000000000000000001\"}",
+                "{\"$oid\":\"5f00000000000000000000\u0661\"}", "{\"$date\":0}", "{\"$oid\":\"5f0000000000000000\"}");
+        for (String id : onBytes) {
+            for (SortKeys k : List.of(keys, down)) {
+                for (String doc : List.of("{\"_id\":" + id + ",\"a\":1}", "{\"a\":1,\"_id\":" + id + "}")) {
+                    byte[] body = doc.getBytes(StandardCharsets.UTF_8);
+                    assertThat(k.ofStored(body)).as(doc).isNotNull().isEqualTo(k.of(JSON.parse(body, "doc")));
+                }
+            }
+        }
+        for (String id : lookalikes) {
+            for (SortKeys k : List.of(keys, down)) {
+                for (String doc : List.of("{\"_id\":" + id + ",\"a\":1}", "{\"a\":1,\"_id\":" + id + "}", "{\"_id\":" + id + "}")) {
+                    byte[] body = doc.getBytes(StandardCharsets.UTF_8);
+                    byte[] read = k.ofStored(body);
+                    if (read != null) {
+                        assertThat(read).as(doc).isEqualTo(k.of(JSON.parse(body, "doc")));
+                    }
+                }
+            }
+        }
+        // ObjectIds order by their digits, case aside, as the comparator orders them
+        byte[] lower = keys.ofStored("{\"_id\":{\"$oid\":\"5f00000000000000000000ab\"}}".getBytes(StandardCharsets.UTF_8));
+        byte[] upper = keys.ofStored("{\"_id\":{\"$oid\":\"5F00000000000000000000AB\"}}".getBytes(StandardCharsets.UTF_8));
+        byte[] next = keys.ofStored("{\"_id\":{\"$oid\":\"5f00000000000000000000ac\"}}".getBytes(StandardCharsets.UTF_8));
+        assertThat(lower).isEqualTo(upper);
+        assertThat(Arrays.compareUnsigned(lower, next)).isNegative();
+    }
+
     /** A number (or other value) {@code n} in {@code doc}: read on the bytes unless escaped, and then the tree's key. */
     private static void readAsTheTree(SortKeys keys, SortKeys down, String n, String doc) {
         byte[] body = doc.getBytes(StandardCharsets.UTF_8);
