@@ -76,6 +76,16 @@ public final class PrunedReader {
             return b[at++];
         }
 
+        /** At an opening bracket: moves past it; true, and past the closing one too, when the container is empty. */
+        boolean opensEmpty(char close) {
+            at++;
+            if (next() == close) {
+                return true;
+            }
+            at--;
+            return false;
+        }
+
         /** From an opening quote: the index of the closing one; {@code escaped[0]} says whether a backslash came between. */
         int stringEnd(boolean[] escaped) {
             int i = at + 1;
@@ -168,12 +178,10 @@ public final class PrunedReader {
         }
         byte x = c.b[c.at];
         if (x == '{') {
-            c.at++;
             ObjectNode o = nodes.objectNode();
-            if (c.next() == '}') {
+            if (c.opensEmpty('}')) {
                 return o;
             }
-            c.at--;
             boolean[] escaped = new boolean[1];
             while (true) {
                 int end = c.fieldName(escaped);
@@ -202,12 +210,10 @@ public final class PrunedReader {
             }
         }
         if (x == '[') {
-            c.at++;
             ArrayNode a = nodes.arrayNode();
-            if (c.next() == ']') {
+            if (c.opensEmpty(']')) {
                 return a;
             }
-            c.at--;
             for (int i = 0; ; i++) {
                 a.add(value(c, node.element(i)));
                 if (c.next() == ']') {
@@ -271,12 +277,10 @@ public final class PrunedReader {
 
     /** The object at the cursor, every field kept: the cursor moved past it. */
     private ObjectNode object(Cursor c, int depth) {
-        c.at++;
         ObjectNode o = nodes.objectNode();
-        if (c.next() == '}') {
+        if (c.opensEmpty('}')) {
             return o;
         }
-        c.at--;
         boolean[] escaped = new boolean[1];
         do {
             int end = c.fieldName(escaped);
@@ -290,12 +294,10 @@ public final class PrunedReader {
 
     /** The array at the cursor, every element kept: the cursor moved past it. */
     private ArrayNode array(Cursor c, int depth) {
-        c.at++;
         ArrayNode a = nodes.arrayNode();
-        if (c.next() == ']') {
+        if (c.opensEmpty(']')) {
             return a;
         }
-        c.at--;
         do {
             c.blanks();
             a.add(whole(c, depth + 1));
