@@ -250,6 +250,12 @@ public final class PrunedReader {
         byte[] b = c.b;
         int from = c.at;
         byte x = b[from];
+        if (x == '{' && StoredFields.isOidObject(b, from)) { // an _id, an _etag: no field name to read
+            c.at = from + StoredFields.OID_LENGTH;
+            ObjectNode oid = nodes.objectNode();
+            oid.set("$oid", nodes.stringNode(new String(b, from + StoredFields.OID_DIGITS, 24, StandardCharsets.UTF_8)));
+            return oid;
+        }
         if ((x == '{' || x == '[') && depth < MAX_BUILT_DEPTH) {
             return x == '{' ? object(c, depth) : array(c, depth);
         }

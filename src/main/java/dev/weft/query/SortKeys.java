@@ -266,7 +266,7 @@ public final class SortKeys {
             // KeyEncoding's ObjectId: its bracket, then the 24 digits as 12 bytes
             out.room(13);
             out.key[out.length++] = KeyEncoding.OBJECT_ID;
-            for (int i = from + 9; i < from + 33; i += 2) {
+            for (int i = from + StoredFields.OID_DIGITS; i < from + StoredFields.OID_DIGITS + 24; i += 2) {
                 out.key[out.length++] = (byte) (StoredFields.hexDigit(b[i]) << 4 | StoredFields.hexDigit(b[i + 1]));
             }
             return true;

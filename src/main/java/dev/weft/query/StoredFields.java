@@ -395,7 +395,7 @@ public final class StoredFields {
     }
 
     /** {@code {"$oid":"} then 24 bytes then {@code "}}: an ObjectId as Weft writes every {@code _etag} (and most {@code _id}s). */
-    private static final int OID_LENGTH = 35;
+    static final int OID_LENGTH = 35;
     /** The bytes {@code {"$oid":} as a little-endian word. */
     private static final long OID_HEAD = 0x3a2264696f24227bL;
 
@@ -420,29 +420,48 @@ public final class StoredFields {
     }
 
     /**
-     * Whether {@code b} holds, from {@code at}, an ObjectId of 24 ASCII hex digits written as
-     * Weft writes it ({@code {"$oid":"} then the digits then {@code "}}, no blanks): a value
-     * whose tree {@link Values} brackets as an ObjectId, whose digits are then those bytes.
+     * Whether {@code b} holds, from {@code at}, an object of one field {@code $oid} whose value is
+     * a string of 24 bytes without escapes, written as Weft writes every ObjectId:
+     * {@code {"$oid":"} then those bytes then {@code "}} (no blanks). Its tree is that object,
+     * the string being those bytes' UTF-8.
+     */
+    static boolean isOidObject(byte[] b, int at) {
+        return at + OID_LENGTH <= b.length && b[at + OID_LENGTH - 1] == '}' && isOid(b, at);
+    }
+
+    /** Where the 24 bytes of an {@link #isOidObject} start, from the object's start. */
+    static final int OID_DIGITS = 9;
+
+    /**
+     * Whether an {@link #isOidObject} whose 24 bytes are ASCII hex digits starts at {@code at}: a
+     * value whose tree {@link Values} brackets as an ObjectId, whose digits are those bytes.
      */
     static boolean isHexOid(byte[] b, int at) {
-        if (at + OID_LENGTH > b.length || b[at + OID_LENGTH - 1] != '}' || !isOid(b, at)) {
+        if (!isOidObject(b, at)) {
             return false;
         }
-        for (int i = at + 9; i < at + 33; i++) {
-            if (hexDigit(b[i]) < 0) {
+        for (int i = at + OID_DIGITS; i < at + OID_DIGITS + 24; i++) {
+            if (HEX[b[i] & 0xff] < 0) {
                 return false;
             }
         }
         return true;
     }
 
+    /** The value of each ASCII hex digit, -1 for every other byte. */
+    private static final byte[] HEX = new byte[256];
+
+    static {
+        Arrays.fill(HEX, (byte) -1);
+        for (int d = 0; d < 16; d++) {
+            HEX["0123456789abcdef".charAt(d)] = (byte) d;
+            HEX["0123456789ABCDEF".charAt(d)] = (byte) d;
+        }
+    }
+
     /** The value of an ASCII hex digit, else -1. */
     static int hexDigit(byte x) {
-        if (x >= '0' && x <= '9') {
-            return x - '0';
-        }
-        int lower = x | 0x20;
-        return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+        return HEX[x & 0xff];
     }
 
     /**

@@ -39,9 +39,14 @@ public final class StoredMatcher {
     public static StoredMatcher of(Json json, Filter filter, Sort sort) {
         Set<String> paths = new HashSet<>(filter.paths());
         if (sort != null) {
-            sort.fields().forEach(f -> paths.add(f.path()));
+            for (IndexField f : sort.fields()) {
+                paths.add(f.path());
+            }
         }
-        int chars = paths.stream().mapToInt(String::length).sum();
+        int chars = 0;
+        for (String path : paths) {
+            chars += path.length();
+        }
         return new StoredMatcher(filter, READERS.get(new ReaderKey(json, paths), chars, ReaderKey::reader));
     }
 

@@ -67,6 +67,22 @@ class PrunedReaderTest {
         assertThat(compared).isGreaterThan(4000);
     }
 
+    @Test
+    void objectIdsAndTheirLookalikesAreTheMappersTrees() {
+        Json json = Json.standard();
+        for (String id : List.of("{\"$oid\":\"5f0000000000000000000001\"}", "{\"$oid\":\"5F00000000000000000000AB\"}",
+                "{\"$oid\":\"not hex, but 24 bytes...\"}", "{\"$oid\":\"caf\u00e9 is 24 bytes long..\"}",
+                "{\"$oid\":\"5f000000000000000000001\"}", "{\"$oid\":\"5f00000000000000000000012\"}",
+                "{\"$oid\":\"5f0000000000000000000001\",\"x\":1}", "{\"$oid\":1}", "{ \"$oid\":\"5f0000000000000000000001\"}",
+                "{\"$oid\":\"5f000000000000000000000\\u0031\"}", "{\"$oi\\u0064\":\"5f0000000000000000000001\"}")) {
+            for (String doc : List.of("{\"_id\":" + id + ",\"a\":1}", "{\"a\":1,\"_id\":" + id + "}", "{\"_id\":[" + id + "," + id + "]}")) {
+                byte[] stored = doc.getBytes(StandardCharsets.UTF_8);
+                assertThat(new PrunedReader(json, PathTrie.of(List.of("_id", "a"))).read(stored).toString()).as(doc)
+                        .isEqualTo(json.parse(stored, "doc").toString());
+            }
+        }
+    }
+
     private static tools.jackson.databind.JsonNode nested(int depth, RandomValues r) {
         tools.jackson.databind.JsonNode v = r.value(1);
         for (int i = 0; i < depth; i++) {

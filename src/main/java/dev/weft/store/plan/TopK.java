@@ -2,6 +2,7 @@ package dev.weft.store.plan;
 
 import dev.weft.core.WeftException;
 import dev.weft.query.BoundedMemo;
+import dev.weft.query.IndexField;
 import dev.weft.query.Sort;
 import dev.weft.query.SortKeys;
 import java.util.ArrayList;
@@ -52,7 +53,10 @@ public final class TopK {
         this.maxBytes = maxBytes;
         this.limit = limit;
         this.keep = skip + limit < 0 ? Long.MAX_VALUE : skip + limit;
-        int chars = sort.fields().stream().mapToInt(f -> f.path().length()).sum();
+        int chars = 0;
+        for (IndexField f : sort.fields()) {
+            chars += f.path().length();
+        }
         Ordering ordering = ORDERINGS.get(sort, chars, Ordering::of);
         Comparator<JsonNode> bySort = ordering.bySort();
         this.keys = ordering.keys();
