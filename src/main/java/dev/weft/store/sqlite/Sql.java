@@ -92,7 +92,7 @@ final class Sql extends SqlConnection {
     /**
      * Asks for a read transaction begun only when the read first runs a statement: a read answered
      * from memory (the held rows of a small collection, with every planning count remembered)
-     * then costs no BEGIN, snapshot and COMMIT (~12% of such a find's CPU,
+     * then costs no BEGIN, snapshot and COMMIT (5-9% of the samples of such a find under load,
      * bench/results/held-snapshot-1.txt). {@code check} runs right after the snapshot is pinned.
      */
     void deferSnapshot(SnapshotCheck check) {
