@@ -18,7 +18,7 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 ex -> ex.send(200, "text/plain; version=0.0.4; charset=utf-8",
                         metrics.render().getBytes(StandardCharsets.UTF_8)),
                 new DatabaseEndpoints(api),
-                new CollectionEndpoints(api),
+                collections(api, metrics),
                 new DocumentEndpoints(api),
                 new BulkEndpoints(api),
                 new IndexEndpoints(api),
@@ -28,5 +28,12 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 aggregations,
                 tokens,
                 new SessionEndpoints(api));
+    }
+
+    private static CollectionEndpoints collections(Api api, Metrics metrics) {
+        CollectionEndpoints collections = new CollectionEndpoints(api);
+        metrics.counter("weft_held_list_answers_total", "List reads answered from held rows on a selector thread (selector-read-budget-us), without a virtual thread.",
+                collections::heldAnswers);
+        return collections;
     }
 }

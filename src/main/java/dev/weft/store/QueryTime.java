@@ -30,6 +30,8 @@ public final class QueryTime {
     private long spentNanos;
     private long runningSince;
     private int rows;
+    /** Non-zero for a read that must not block ({@link MemoryOnly}): when it gives up. */
+    private final long memoryDeadline = MemoryOnly.deadlineNanos();
 
     private QueryTime(long limitMs, boolean requested) {
         this.limitMs = limitMs;
@@ -114,6 +116,9 @@ public final class QueryTime {
     }
 
     public void checkNow() {
+        if (memoryDeadline != 0 && System.nanoTime() - memoryDeadline > 0) {
+            MemoryOnly.refuse(); // long for a selector thread: again on a thread of its own
+        }
         if (expired()) {
             throw exceeded();
         }
