@@ -9,6 +9,8 @@ import dev.weft.store.QueryTime;
 import dev.weft.store.WriteOp;
 import dev.weft.stream.StreamQuery;
 import java.io.ByteArrayOutputStream;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +32,7 @@ final class CollectionEndpoints {
     private final NdjsonExport export;
     private final AbsoluteUrls urls;
     private final long selectorBudgetNanos;
-    private final LongAdder heldAnswers = new LongAdder();
+    private final Map<MemoryOnly.Outcome, LongAdder> heldAttempts = new EnumMap<>(MemoryOnly.Outcome.class);
     /**
      * The lists (by principal, path and query) whose last memory attempt gave up, and until when
      * they go straight to a virtual thread: a read that needs the table or more than the budget
@@ -45,6 +47,9 @@ final class CollectionEndpoints {
     CollectionEndpoints(Api api) {
         this.api = api;
         this.selectorBudgetNanos = api.settings().selectorReadBudgetUs() * 1_000;
+        for (MemoryOnly.Outcome outcome : MemoryOnly.Outcome.values()) {
+            heldAttempts.put(outcome, new LongAdder());
+        }
         this.urls = AbsoluteUrls.of(api.settings());
         this.ingest = new NdjsonIngest(api);
         this.export = new NdjsonExport(api);
@@ -125,7 +130,7 @@ final class CollectionEndpoints {
             return false;
         }
         OptionalLong maxTime = QueryTime.parse(ex.param(QueryTime.PARAMETER));
-        boolean answered = MemoryOnly.attempt(selectorBudgetNanos, () -> {
+        MemoryOnly.Outcome outcome = MemoryOnly.attempt(selectorBudgetNanos, () -> {
             try {
                 QueryTime.limitedTo(maxTime, () -> list(ex));
             } catch (RuntimeException e) {
@@ -135,20 +140,20 @@ final class CollectionEndpoints {
             }
             return true;
         });
-        if (answered) {
-            heldAnswers.increment();
-        } else {
-            if (gaveUp.size() >= GAVE_UP_ENTRIES) {
-                gaveUp.clear();
-            }
-            gaveUp.put(attempt, now + GAVE_UP_NANOS);
+        heldAttempts.get(outcome).increment();
+        if (outcome == MemoryOnly.Outcome.ANSWERED) {
+            return true;
         }
-        return answered;
+        if (gaveUp.size() >= GAVE_UP_ENTRIES) {
+            gaveUp.clear();
+        }
+        gaveUp.put(attempt, now + GAVE_UP_NANOS);
+        return false;
     }
 
-    /** List reads {@link #answerFromMemory} answered from held rows. */
-    long heldAnswers() {
-        return heldAnswers.sum();
+    /** List reads {@link #answerFromMemory} tried on held rows, by how the attempt ended. */
+    long heldAttempts(MemoryOnly.Outcome outcome) {
+        return heldAttempts.get(outcome).sum();
     }
 
     private boolean answerFromCache(Exchange ex, String cacheKey, long version) {

@@ -1,6 +1,7 @@
 package dev.weft.http;
 
 import dev.weft.observe.Metrics;
+import dev.weft.store.MemoryOnly;
 import java.nio.charset.StandardCharsets;
 
 /** The endpoints the route table points at, built once over one {@link Api}. */
@@ -33,7 +34,11 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
     private static CollectionEndpoints collections(Api api, Metrics metrics) {
         CollectionEndpoints collections = new CollectionEndpoints(api);
         metrics.counter("weft_held_list_answers_total", "List reads answered from held rows on a selector thread (selector-read-budget-us), without a virtual thread.",
-                collections::heldAnswers);
+                () -> collections.heldAttempts(MemoryOnly.Outcome.ANSWERED));
+        metrics.counter("weft_held_list_waits_total", "List reads of held collections tried on a selector thread that needed the table (then run on a virtual thread).",
+                () -> collections.heldAttempts(MemoryOnly.Outcome.WOULD_WAIT));
+        metrics.counter("weft_held_list_over_budget_total", "List reads of held collections tried on a selector thread that ran past selector-read-budget-us (then run on a virtual thread).",
+                () -> collections.heldAttempts(MemoryOnly.Outcome.OVER_BUDGET));
         return collections;
     }
 }

@@ -30,8 +30,8 @@ public final class QueryTime {
     private long spentNanos;
     private long runningSince;
     private int rows;
-    /** Non-zero for a read that must not block ({@link MemoryOnly}): when it gives up. */
-    private final long memoryDeadline = MemoryOnly.deadlineNanos();
+    /** A read that must not block ({@link MemoryOnly}): its CPU budget is looked at with the clock. */
+    private final boolean memoryOnly = MemoryOnly.active();
 
     private QueryTime(long limitMs, boolean requested) {
         this.limitMs = limitMs;
@@ -116,8 +116,8 @@ public final class QueryTime {
     }
 
     public void checkNow() {
-        if (memoryDeadline != 0 && System.nanoTime() - memoryDeadline > 0) {
-            MemoryOnly.refuse(); // long for a selector thread: again on a thread of its own
+        if (memoryOnly) {
+            MemoryOnly.checkBudget(); // long for a selector thread: again on a thread of its own
         }
         if (expired()) {
             throw exceeded();
