@@ -144,6 +144,9 @@ final class CollectionEndpoints {
         if (outcome == MemoryOnly.Outcome.ANSWERED) {
             return true;
         }
+        if (outcome == MemoryOnly.Outcome.NOT_NOW) {
+            return false; // a moment's contention: the next request of this list tries again
+        }
         if (gaveUp.size() >= GAVE_UP_ENTRIES) {
             gaveUp.clear();
         }

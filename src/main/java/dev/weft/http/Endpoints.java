@@ -39,6 +39,8 @@ record Endpoints(Endpoint ping, Endpoint metrics, DatabaseEndpoints databases, C
                 () -> collections.heldAttempts(MemoryOnly.Outcome.WOULD_WAIT));
         metrics.counter("weft_held_list_over_budget_total", "List reads of held collections tried on a selector thread that ran past selector-read-budget-us (then run on a virtual thread).",
                 () -> collections.heldAttempts(MemoryOnly.Outcome.OVER_BUDGET));
+        metrics.counter("weft_held_list_not_now_total", "List reads of held collections tried on a selector thread that found no idle read connection or a planner count to refresh (then run on a virtual thread, and tried again at the next request).",
+                () -> collections.heldAttempts(MemoryOnly.Outcome.NOT_NOW));
         return collections;
     }
 }

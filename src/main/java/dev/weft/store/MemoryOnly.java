@@ -27,11 +27,16 @@ public final class MemoryOnly {
     private static final ScopedValue<Long> CPU_DEADLINE = ScopedValue.newInstance();
     private static final NotInMemory WOULD_WAIT = new NotInMemory(Outcome.WOULD_WAIT);
     private static final NotInMemory OVER_BUDGET = new NotInMemory(Outcome.OVER_BUDGET);
+    private static final NotInMemory NOT_NOW = new NotInMemory(Outcome.NOT_NOW);
 
     private MemoryOnly() {}
 
-    /** How an {@link #attempt} ended. */
-    public enum Outcome { ANSWERED, WOULD_WAIT, OVER_BUDGET }
+    /**
+     * How an {@link #attempt} ended: answered; or gave up because the read needs what memory does
+     * not hold (asked again, it needs it again), ran past its budget, or found a shared resource
+     * passing in its way (a pooled connection in use, a planner count to refresh).
+     */
+    public enum Outcome { ANSWERED, WOULD_WAIT, OVER_BUDGET, NOT_NOW }
 
     /** The read would have to wait, or ran past its budget: it is run again where it may. No stack trace. */
     public static final class NotInMemory extends RuntimeException {
@@ -52,6 +57,13 @@ public final class MemoryOnly {
     public static void refuse() {
         if (CPU_DEADLINE.isBound()) {
             throw WOULD_WAIT;
+        }
+    }
+
+    /** Called where a read would wait on something passing: a shared resource in use now, a remembered count to refresh (the next attempt may find neither). */
+    public static void notNow() {
+        if (CPU_DEADLINE.isBound()) {
+            throw NOT_NOW;
         }
     }
 

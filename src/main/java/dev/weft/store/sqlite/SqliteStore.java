@@ -464,7 +464,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         if (MemoryOnly.active()) {
             Sql idle = readers.poll();
             if (idle == null) {
-                MemoryOnly.refuse();
+                MemoryOnly.notNow();
             }
             return idle;
         }
