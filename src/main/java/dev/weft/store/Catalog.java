@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -59,12 +60,24 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         }
     }
 
+    /** {@link Index#markMultikey} calls that set a flag, over every catalog of the process. */
+    private static final AtomicLong MULTIKEY_MARKS = new AtomicLong();
+
+    /**
+     * How many multikey flags were ever set: a reader that looked at flags before pinning its
+     * snapshot compares it from before to after the pin (unchanged: the flags it saw hold for it).
+     */
+    public static long multikeyMarks() {
+        return MULTIKEY_MARKS.get();
+    }
+
     /**
      * An index definition. {@code multikey} only ever goes from false to true; the writer sets it
      * before the transaction that stores the first array commits, so no reader can see such a
      * document while still trusting the index's order.
      */
     public static final class Index implements PlanIndex {
+
         private final long id;
         private final IndexSpec spec;
         private volatile boolean multikey;
@@ -95,7 +108,10 @@ public record Catalog(Map<String, Db> dbs, Map<Namespace, Coll> colls) {
         }
 
         public void markMultikey() {
-            multikey = true;
+            if (!multikey) {
+                multikey = true;
+                MULTIKEY_MARKS.incrementAndGet();
+            }
         }
 
         public String table() {

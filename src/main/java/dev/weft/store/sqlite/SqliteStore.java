@@ -11,6 +11,7 @@ import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
@@ -294,6 +295,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
     /** Chunk by chunk, each on a reader taken for it; the index walked is checked again before each later chunk. */
     @Override
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink) {
+        if (MemoryOnly.active() && !held.holds(ns)) {
+            MemoryOnly.refuse();
+        }
         QueryTime time = QueryTime.start(queryTimeoutMs);
         SqlEngine.Find find = engine.find(query, time);
         if (find.done()) {
@@ -312,6 +316,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 return find.next(sql);
             });
         }
+    }
+
+    @Override
+    public boolean answersFromMemory(Namespace ns) {
+        return held.holds(ns);
     }
 
     @Override
@@ -348,9 +357,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 return null;
             }
             try {
-                beginSnapshot(sql);
+                sql.beginSnapshot();
             } catch (SQLException e) {
-                rollback(sql, true);
+                sql.abandonSnapshot();
                 scanHelpers.add(sql);
                 throw e;
             }
@@ -362,7 +371,7 @@ public final class SqliteStore extends SqlStore implements EventLog {
         public void giveBack(SqlConnection helper) {
             Sql sql = (Sql) helper;
             sql.limit(null);
-            rollback(sql, true);
+            sql.abandonSnapshot();
             scanHelpers.add(sql);
         }
     }
@@ -382,8 +391,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
 
     /**
      * Runs {@code fn} on a pooled read connection. With {@code snapshot}, inside one read
-     * transaction that is pinned before {@code fn} looks at the catalog (multikey flags are set
-     * before the commit that needs them, so a flag seen false after the snapshot holds for it).
+     * transaction, begun by {@code fn}'s first statement (a read answered from memory begins none)
+     * and then checked: the catalog {@code fn} looked at before must be the one of the snapshot.
+     * Multikey flags are set before the commit that needs them, so a flag seen false holds for a
+     * snapshot pinned before the next mark; a catalog change or a mark between the read's start
+     * and its snapshot makes it start over with the snapshot pinned first.
      * A statement that fails because a concurrent catalog change dropped its table is retried.
      * A text query that finds its index holding pending documents in its snapshot
      * ({@link PendingPostings.Lagging}) has the writer put them into FTS5, and runs again in a
@@ -399,40 +411,47 @@ public final class SqliteStore extends SqlStore implements EventLog {
         String lagging = null;
         for (int attempt = 0; ; attempt++) {
             long generation = catalogGeneration.get();
+            long multikeyMarks = Catalog.multikeyMarks();
             Sql sql = acquire();
             sql.limit(time);
             try {
                 if (snapshot && lagging != null) {
                     String table = lagging;
-                    writer.asked(writerSql -> pending.moveAll(writerSql, table), () -> beginSnapshot(sql));
+                    writer.asked(writerSql -> pending.moveAll(writerSql, table), sql::beginSnapshot);
+                } else if (snapshot && attempt == 0) {
+                    // what fn reads in memory before its first statement holds for the snapshot only if
+                    // no catalog change and no multikey mark came between (else: again, pinned first)
+                    sql.deferSnapshot(() -> {
+                        if (catalogGeneration.get() != generation || Catalog.multikeyMarks() != multikeyMarks) {
+                            throw new Sql.StaleSnapshot();
+                        }
+                    });
                 } else if (snapshot) {
-                    beginSnapshot(sql);
+                    sql.beginSnapshot();
                 }
                 T result = fn.apply(sql);
-                if (snapshot) {
-                    sql.readControl("COMMIT");
-                }
+                sql.endSnapshot();
                 return result;
             } catch (PendingPostings.Lagging e) {
                 sql.limit(null);
-                rollback(sql, snapshot);
+                sql.abandonSnapshot();
                 if (e.table().equals(lagging)) {
                     throw new IllegalStateException("text index " + e.table() + " still holds pending documents after moving them");
                 }
                 lagging = e.table(); // another table: the index was made again meanwhile
             } catch (SQLException e) {
                 sql.limit(null);
-                rollback(sql, snapshot);
+                sql.abandonSnapshot();
                 if (time != null && time.expired()) {
                     throw time.exceeded(); // interrupted by the progress handler
                 }
-                if (catalogGeneration.get() != generation && attempt < 3) {
+                if ((e instanceof Sql.StaleSnapshot || catalogGeneration.get() != generation) && attempt < 3) {
                     continue;
                 }
                 throw new IllegalStateException("SQLite read failed: " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 sql.limit(null);
-                rollback(sql, snapshot);
+                sql.abandonSnapshot();
                 throw e;
             } finally {
                 sql.limit(null);
@@ -441,23 +460,14 @@ public final class SqliteStore extends SqlStore implements EventLog {
         }
     }
 
-    /** Begins a read transaction on {@code sql} and pins its snapshot (SQLite takes it at the first read). */
-    private static void beginSnapshot(Sql sql) throws SQLException {
-        sql.readControl("BEGIN");
-        sql.pinSnapshot();
-    }
-
-    private static void rollback(Sql sql, boolean snapshot) {
-        if (snapshot) {
-            try {
-                sql.readControl("ROLLBACK");
-            } catch (SQLException ignored) {
-                // no transaction left
-            }
-        }
-    }
-
     private Sql acquire() {
+        if (MemoryOnly.active()) {
+            Sql idle = readers.poll();
+            if (idle == null) {
+                MemoryOnly.notNow();
+            }
+            return idle;
+        }
         try {
             return readers.take();
         } catch (InterruptedException e) {
