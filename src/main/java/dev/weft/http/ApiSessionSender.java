@@ -37,8 +37,13 @@ final class ApiSessionSender extends WebSocketSender {
         session.sendPong(payload, Callback.NOOP); // Jetty's flusher orders it with the other frames
     }
 
+    /**
+     * Through the same flusher, after what is queued. Jetty then closes the socket as soon as the
+     * frame is written when the code is not 1000, so a client writing meanwhile (a pong, a ping)
+     * may see the connection reset instead of the code; {@link CoreSessionSender} avoids that.
+     */
     @Override
-    void close(Runnable closeFrame) {
-        closeFrame.run(); // through the same flusher: after what is queued
+    void close(int code, String reason) {
+        session.close(code, reason, Callback.NOOP);
     }
 }

@@ -3,11 +3,18 @@ package dev.weft.http;
 import dev.weft.aggregate.Definitions;
 import dev.weft.core.Json;
 import dev.weft.schema.JsonSchemas;
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.Namespace;
+import dev.weft.store.QueryTime;
 import dev.weft.store.WriteOp;
 import dev.weft.stream.StreamQuery;
 import java.io.ByteArrayOutputStream;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -24,9 +31,25 @@ final class CollectionEndpoints {
     private final NdjsonIngest ingest;
     private final NdjsonExport export;
     private final AbsoluteUrls urls;
+    private final long selectorBudgetNanos;
+    private final Map<MemoryOnly.Outcome, LongAdder> heldAttempts = new EnumMap<>(MemoryOnly.Outcome.class);
+    /**
+     * The lists (by principal, path and query) whose last memory attempt gave up, and until when
+     * they go straight to a virtual thread: a read that needs the table or more than the budget
+     * needs it again when asked again, and a novel one costs at most one attempt. Bounded: past
+     * {@link #GAVE_UP_ENTRIES} it starts over.
+     */
+    private final ConcurrentHashMap<String, Long> gaveUp = new ConcurrentHashMap<>();
+    static final int GAVE_UP_ENTRIES = 1024;
+    /** How long a list that gave up is not tried on the selector again (a probe count remembered meanwhile may let it). */
+    static final long GAVE_UP_NANOS = 10_000_000_000L;
 
     CollectionEndpoints(Api api) {
         this.api = api;
+        this.selectorBudgetNanos = api.settings().selectorReadBudgetUs() * 1_000;
+        for (MemoryOnly.Outcome outcome : MemoryOnly.Outcome.values()) {
+            heldAttempts.put(outcome, new LongAdder());
+        }
         this.urls = AbsoluteUrls.of(api.settings());
         this.ingest = new NdjsonIngest(api);
         this.export = new NdjsonExport(api);
@@ -82,13 +105,58 @@ final class CollectionEndpoints {
         ex.sendJson(200, body, length);
     }
 
-    /** A page answered from the result cache; never for {@code count}, whose total is not cached. */
-    boolean answerFromCache(Exchange ex) {
-        if (!api.cache().enabled() || ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
+    /**
+     * A page answered from memory alone, on the thread that parsed the request (a {@link MemoryRead}):
+     * from the result cache, else by the list read itself when the store holds the collection in
+     * memory ({@link MemoryOnly}: the same code as on a virtual thread, given up at its first wait or
+     * past {@code selector-read-budget-us}, and then run there). Only a filtered page: an
+     * unfiltered one reads the table in {@code _id} order, and {@code count} counts in the table.
+     */
+    boolean answerFromMemory(Exchange ex) {
+        if (ex.header("Accept").map(a -> a.contains(NDJSON)).orElse(false)) {
             return false;
         }
         Namespace ns = api.namespace(ex);
-        return answerFromCache(ex, ReadParams.cacheKey(ex, ns), api.store().version(ns));
+        if (api.cache().enabled() && answerFromCache(ex, ReadParams.cacheKey(ex, ns), api.store().version(ns))) {
+            return true;
+        }
+        if (selectorBudgetNanos == 0 || !ex.hasParam("filter") || ex.hasParam("count") || !api.store().answersFromMemory(ns)) {
+            return false;
+        }
+        String attempt = ex.principal().name() + " " + ex.path() + "?" + ex.queryString();
+        Long skipUntil = gaveUp.get(attempt);
+        long now = System.nanoTime();
+        if (skipUntil != null && now - skipUntil < 0) {
+            return false;
+        }
+        OptionalLong maxTime = QueryTime.parse(ex.param(QueryTime.PARAMETER));
+        MemoryOnly.Outcome outcome = MemoryOnly.attempt(selectorBudgetNanos, () -> {
+            try {
+                QueryTime.limitedTo(maxTime, () -> list(ex));
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e); // the stages run it again and answer it
+            }
+            return true;
+        });
+        heldAttempts.get(outcome).increment();
+        if (outcome == MemoryOnly.Outcome.ANSWERED) {
+            return true;
+        }
+        if (outcome == MemoryOnly.Outcome.NOT_NOW) {
+            return false; // a moment's contention: the next request of this list tries again
+        }
+        if (gaveUp.size() >= GAVE_UP_ENTRIES) {
+            gaveUp.clear();
+        }
+        gaveUp.put(attempt, now + GAVE_UP_NANOS);
+        return false;
+    }
+
+    /** List reads {@link #answerFromMemory} tried on held rows, by how the attempt ended. */
+    long heldAttempts(MemoryOnly.Outcome outcome) {
+        return heldAttempts.get(outcome).sum();
     }
 
     private boolean answerFromCache(Exchange ex, String cacheKey, long version) {

@@ -2,7 +2,9 @@ package dev.weft.http;
 
 import dev.weft.stream.EventFrame;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.Callback;
@@ -26,10 +28,20 @@ import org.eclipse.jetty.websocket.core.WebSocketCoreSession;
  * every frame this side starts goes through here, one at a time: events and heartbeat pings (the
  * hub's rule: one in flight), pongs ({@link #pong}: {@link StreamSocket} answers pings itself,
  * so Jetty does not), and the close ({@link #close}, after the write in flight). What Jetty still
- * writes on its own through its flusher only ends a connection (its answer to a client's close,
- * an idle timeout, shutdown); if that meets a write of ours in flight, the endpoint refuses the
+ * writes on its own through its flusher only ends a connection (its answer to a close the client
+ * started, an idle timeout); if that meets a write of ours in flight, the endpoint refuses the
  * second write and the connection is dropped instead of closed cleanly, which the client sees as
  * a broken connection and resumes from its last token.
+ *
+ * <p>The close frame is ours too, not Jetty's {@code Session.close}: for every code but 1000
+ * (1013 slow consumer, 1008, 1011, 1001) Jetty closes the socket as soon as its close frame is
+ * handed to the kernel. A client still reading its backlog then has frames in flight to the
+ * server (the pong to a heartbeat, a ping of its own); closing a socket with input unread makes
+ * the kernel reset the connection and throw away what was still unsent, the close frame too, so
+ * the client saw a broken connection instead of its code. Here the close frame is followed by a
+ * half close (FIN after it, input still read), and Jetty, which reads the client's answering
+ * close (or its end of stream), drops the connection then, with nothing unread; one that never
+ * answers is dropped by the hub's grace after a cut-off, or by the WebSocket idle timeout.
  *
  * <p>These are Jetty internals: {@link WebSocketSender.Kind#atStartup} uses this class only on
  * {@link #WRITTEN_FOR}, and {@code JettyVersionTest} fails when the pom moves to another Jetty,
@@ -40,6 +52,9 @@ final class CoreSessionSender extends WebSocketSender {
     static final String WRITTEN_FOR = "12.1.12";
     private static final ByteBuffer PING = EventFrame.webSocketFrame(0x9, new byte[0]);
     private static final int PONG = 0xA;
+    private static final int CLOSE = 0x8;
+    /** A control frame's payload is 125 bytes at most: the 2-byte code and 123 of reason. */
+    private static final int MAX_CLOSE_REASON = 123;
 
     private final EndPoint endPoint;
     /** Guarded by this: a frame of ours is on the endpoint. */
@@ -51,9 +66,12 @@ final class CoreSessionSender extends WebSocketSender {
     private Consumer<Throwable> waitingDone;
     /** Guarded by this: the answer to the latest ping, due after the write in flight. */
     private ByteBuffer pong;
-    /** Guarded by this: the close, due after the write in flight; set, no frame is started again. */
-    private Runnable close;
+    /** Guarded by this: the close frame, due after the write in flight. */
+    private ByteBuffer close;
+    /** Guarded by this: a close was asked for; no frame but the close is started again. */
     private boolean closing;
+    /** Guarded by this: the frame on the endpoint is the close frame. */
+    private boolean closeInFlight;
 
     private final Callback written = new Callback() {
         @Override
@@ -140,18 +158,31 @@ final class CoreSessionSender extends WebSocketSender {
     }
 
     @Override
-    void close(Runnable closeFrame) {
+    void close(int code, String reason) {
+        ByteBuffer frame = closeFrame(code, reason);
         synchronized (this) {
             if (closing) {
                 return;
             }
             closing = true;
             if (writing) {
-                close = closeFrame;
+                close = frame;
                 return;
             }
+            writing = true;
+            inFlight = null;
+            closeInFlight = true;
         }
-        closeFrame.run();
+        start(frame);
+    }
+
+    /** The close frame: the code, then as much of the reason as fits whole characters in {@value #MAX_CLOSE_REASON} bytes. */
+    static ByteBuffer closeFrame(int code, String reason) {
+        ByteBuffer payload = ByteBuffer.allocate(2 + MAX_CLOSE_REASON).putShort((short) code);
+        StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(reason), payload, true); // stops before a character that does not fit
+        byte[] bytes = new byte[payload.position()];
+        payload.flip().get(bytes);
+        return EventFrame.webSocketFrame(CLOSE, bytes);
     }
 
     /** Writes {@code bytes} (no other frame of ours is on the endpoint); {@link #finished} follows. */
@@ -167,13 +198,17 @@ final class CoreSessionSender extends WebSocketSender {
     private void finished(Throwable failure) {
         Consumer<Throwable> done;
         ByteBuffer next = null;
-        Runnable closeFrame = null;
+        boolean closed = false;
         synchronized (this) {
             done = inFlight;
             inFlight = null;
             boolean pongDue = pong != null && !closing;
-            // after a pong, an event waiting goes first, so a flood of pings cannot starve the events
-            if (failure == null && pongDue && (done != null || waiting == null)) {
+            if (closeInFlight) {
+                closeInFlight = false;
+                writing = false;
+                closed = failure == null;
+            } else if (failure == null && pongDue && (done != null || waiting == null)) {
+                // after a pong, an event waiting goes first, so a flood of pings cannot starve the events
                 next = pong;
                 pong = null;
             } else if (failure == null && waiting != null) {
@@ -181,9 +216,12 @@ final class CoreSessionSender extends WebSocketSender {
                 inFlight = waitingDone;
                 waiting = null;
                 waitingDone = null;
+            } else if (failure == null && close != null) {
+                next = close;
+                close = null;
+                closeInFlight = true;
             } else {
                 writing = false;
-                closeFrame = close;
                 close = null;
             }
         }
@@ -194,8 +232,8 @@ final class CoreSessionSender extends WebSocketSender {
         }
         if (next != null) {
             start(next);
-        } else if (closeFrame != null) {
-            closeFrame.run();
+        } else if (closed) {
+            endPoint.shutdownOutput(); // FIN after the close frame; the input stays open for the client's answer
         }
     }
 

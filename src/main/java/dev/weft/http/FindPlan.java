@@ -2,6 +2,7 @@ package dev.weft.http;
 
 import dev.weft.query.SortPosition;
 import dev.weft.store.FindQuery;
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.Namespace;
 import dev.weft.store.Store;
 import dev.weft.store.StoredDocument;
@@ -58,7 +59,9 @@ final class FindPlan {
         long[] sent = {0};
         store.find(ns, query(params.pageSize()), params.readMode(), doc -> {
             last[0] = doc;
-            sent[0]++;
+            if ((++sent[0] & 15) == 0) {
+                MemoryOnly.checkBudget(); // rendering a long page on a selector thread
+            }
             params.textScore().set(doc.textScore());
             sink.accept(params.view().matched(doc.json()));
         });

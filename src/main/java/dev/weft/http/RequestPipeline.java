@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * as much CPU as Jetty's whole request handling (docs/decisions/0001). Every other request, and
  * any request the memory path has a doubt about, runs the stages on its own virtual thread,
  * where endpoints block freely. The memory path never blocks and never answers differently from
- * the stages: it only serves what the stages cached for the same key (CachedReadsTest compares
- * the two). On a cache miss it hands the route, principal and permission it found to the
+ * the stages: it serves what the stages cached for the same key (CachedReadsTest compares the
+ * two), or runs the stages' own list read where the store holds the collection in memory, which
+ * gives up at its first wait ({@link dev.weft.store.MemoryOnly}; HeldListsOnSelectorTest). On a cache miss it hands the route, principal and permission it found to the
  * virtual thread, so no request is routed, authenticated or authorized twice.
  *
  * <p>Deny by default: an {@link Exchange} has no permission until {@link RequestContext} is set
@@ -108,7 +109,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
      * cache miss: the stages go on from there instead of redoing that work, and the response keeps
      * the headers authentication added), or nothing (the stages start from scratch, the response
      * as it was). It declines
-     * on anything but a plain GET of a route with a {@link CachedRead}, on credentials or rules
+     * on anything but a plain GET of a route with a {@link MemoryRead}, on credentials or rules
      * not in memory, on a CORS request and on any error (the stages then report it).
      */
     private MemoryPath answerFromMemory(Request request, Response response, Callback callback) {
@@ -118,7 +119,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
         long start = System.nanoTime();
         try {
             Optional<Routes.Match> match = routes.match(request.getHttpURI().getPath());
-            CachedRead read = match.map(m -> m.route().fromCache().get("GET")).orElse(null);
+            MemoryRead read = match.map(m -> m.route().fromMemory().get("GET")).orElse(null);
             if (read == null) {
                 return MemoryPath.DECLINED;
             }
@@ -139,7 +140,7 @@ final class RequestPipeline extends Handler.Abstract.NonBlocking {
                 return MemoryPath.DECLINED;
             }
             exchange.authorized(new RequestContext(match.get(), principal.get(), permission.get(), policies));
-            if (!read.answerFromCache(exchange)) {
+            if (!read.answerFromMemory(exchange)) {
                 return new MemoryPath(false, Optional.of(exchange));
             }
             metrics.observe(match.get().route().template(), "GET", exchange.status(), System.nanoTime() - start);

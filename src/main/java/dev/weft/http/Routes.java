@@ -16,7 +16,7 @@ import java.util.Optional;
  */
 final class Routes {
     /**
-     * A path template, its endpoint per method, and per method the {@link CachedRead} that may
+     * A path template, its endpoint per method, and per method the {@link MemoryRead} that may
      * answer from memory before the endpoint would run. {@code paramNames[i]} is the name of
      * segment i when it is {@code {name}}, else empty; {@code takesAccessToken}: the route accepts
      * {@code ?access_token=} in place of an Authorization header; {@code open}: the route answers
@@ -24,14 +24,14 @@ final class Routes {
      * (the console's files, the API description).
      */
     record Route(String template, String[] segments, String[] paramNames, Map<String, Endpoint> methods,
-                 Map<String, CachedRead> fromCache, boolean takesAccessToken, boolean open) {
+                 Map<String, MemoryRead> fromMemory, boolean takesAccessToken, boolean open) {
 
-        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
+        static Route of(String template, Map<String, Endpoint> methods, Map<String, MemoryRead> fromMemory,
                         boolean takesAccessToken) {
-            return of(template, methods, fromCache, takesAccessToken, false);
+            return of(template, methods, fromMemory, takesAccessToken, false);
         }
 
-        static Route of(String template, Map<String, Endpoint> methods, Map<String, CachedRead> fromCache,
+        static Route of(String template, Map<String, Endpoint> methods, Map<String, MemoryRead> fromMemory,
                         boolean takesAccessToken, boolean open) {
             String[] segments = split(template);
             String[] names = new String[segments.length];
@@ -39,7 +39,7 @@ final class Routes {
                 boolean param = segments[i].startsWith("{") && segments[i].endsWith("}");
                 names[i] = param ? segments[i].substring(1, segments[i].length() - 1) : "";
             }
-            return new Route(template, segments, names, methods, fromCache, takesAccessToken, open);
+            return new Route(template, segments, names, methods, fromMemory, takesAccessToken, open);
         }
 
         /** Whether {@code parts} has this template's length and its literal segments. */
@@ -115,7 +115,7 @@ final class Routes {
         b.route("/{db}/{coll}/*").patch(e.bulk()::patch).delete(e.bulk()::delete);
         b.route("/{db}/{coll}/{id}").get(e.documents()::get, e.documents()::answerFromCache).put(e.documents()::put)
                 .patch(e.documents()::patch).delete(e.documents()::delete);
-        b.route("/{db}/{coll}").get(e.collections()::list, e.collections()::answerFromCache).post(e.collections()::post)
+        b.route("/{db}/{coll}").get(e.collections()::list, e.collections()::answerFromMemory).post(e.collections()::post)
                 .put(managed(e.collections()::put)).delete(managed(e.collections()::drop));
         return new Routes(b.routes);
     }
@@ -207,15 +207,15 @@ final class Routes {
 
         private RouteBuilder add(String template, boolean takesAccessToken, boolean open) {
             Map<String, Endpoint> methods = new LinkedHashMap<>();
-            Map<String, CachedRead> fromCache = new LinkedHashMap<>();
-            routes.add(Route.of(template, methods, fromCache, takesAccessToken, open));
-            return new RouteBuilder(methods, fromCache);
+            Map<String, MemoryRead> fromMemory = new LinkedHashMap<>();
+            routes.add(Route.of(template, methods, fromMemory, takesAccessToken, open));
+            return new RouteBuilder(methods, fromMemory);
         }
     }
 
-    private record RouteBuilder(Map<String, Endpoint> methods, Map<String, CachedRead> fromCache) {
+    private record RouteBuilder(Map<String, Endpoint> methods, Map<String, MemoryRead> fromMemory) {
         RouteBuilder get(Endpoint e) { methods.put("GET", e); return this; }
-        RouteBuilder get(Endpoint e, CachedRead cached) { fromCache.put("GET", cached); return get(e); }
+        RouteBuilder get(Endpoint e, MemoryRead cached) { fromMemory.put("GET", cached); return get(e); }
         RouteBuilder post(Endpoint e) { methods.put("POST", e); return this; }
         RouteBuilder put(Endpoint e) { methods.put("PUT", e); return this; }
         RouteBuilder patch(Endpoint e) { methods.put("PATCH", e); return this; }

@@ -13,7 +13,8 @@ import org.eclipse.jetty.websocket.api.Session;
  * One WebSocket stream client. It subscribes when Jetty creates it, before the 101 is sent, so no
  * event committed after the client sees the connection open can be missed; a frame due before
  * the session opens waits in {@link #pending} (at most one: the hub has one write in flight per
- * outlet). Frames are written by a {@link WebSocketSender}, made when the session opens, which
+ * outlet), and so does a close due before it ({@link #pendingCloseReason}, after that frame's write
+ * as every close). Frames are written by a {@link WebSocketSender}, made when the session opens, which
  * also bounds what is unsent. Public only because Jetty calls the listener methods reflectively.
  */
 public final class StreamSocket implements Session.Listener.AutoDemanding, Outlet {
@@ -24,6 +25,9 @@ public final class StreamSocket implements Session.Listener.AutoDemanding, Outle
     private volatile WebSocketSender sender;
     private EventFrame pending;
     private Consumer<Throwable> pendingDone;
+    /** Guarded by this: a close due before the session opened (its reason null when none is). */
+    private int pendingCloseCode;
+    private String pendingCloseReason;
 
     StreamSocket(StreamHub hub, StreamQuery query, Grant grant, WebSocketSender.Kind senders, int maxOutgoingFrames) {
         this.senders = senders;
@@ -36,16 +40,22 @@ public final class StreamSocket implements Session.Listener.AutoDemanding, Outle
         WebSocketSender s = senders.sender(session, maxOutgoingFrames);
         EventFrame frame;
         Consumer<Throwable> done;
+        int closeCode;
+        String closeReason;
         synchronized (this) {
             this.session = session;
             this.sender = s;
             frame = pending;
             done = pendingDone;
+            closeCode = pendingCloseCode;
+            closeReason = pendingCloseReason;
             pending = null;
             pendingDone = null;
         }
         if (frame != null) {
             s.send(frame, done);
+        } else if (closeReason != null) {
+            s.close(closeCode, closeReason);
         }
     }
 
@@ -67,10 +77,16 @@ public final class StreamSocket implements Session.Listener.AutoDemanding, Outle
 
     @Override
     public void close(int code, String reason) {
-        Session s = session();
-        if (s != null) {
-            sender.close(() -> s.close(code, reason, org.eclipse.jetty.websocket.api.Callback.NOOP));
+        WebSocketSender s;
+        synchronized (this) { // once per stream: no need for send's unlocked read
+            s = sender;
+            if (s == null) {
+                pendingCloseCode = code;
+                pendingCloseReason = reason;
+                return;
+            }
         }
+        s.close(code, reason);
     }
 
     /**

@@ -63,8 +63,8 @@ abstract class WebSocketSender {
     /** Answers a client's ping with {@code payload} (best effort: a failed pong fails the connection). */
     abstract void pong(ByteBuffer payload);
 
-    /** Runs {@code closeFrame} (which sends the close frame) once no frame of this sender is being written. */
-    abstract void close(Runnable closeFrame);
+    /** Sends the close frame with {@code code} and {@code reason} once no frame of this sender is being written. */
+    abstract void close(int code, String reason);
 
     /** Which way the server writes its WebSocket frames, chosen once at start-up. */
     enum Kind {

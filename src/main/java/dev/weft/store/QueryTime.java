@@ -30,6 +30,8 @@ public final class QueryTime {
     private long spentNanos;
     private long runningSince;
     private int rows;
+    /** A read that must not block ({@link MemoryOnly}): its CPU budget is looked at with the clock. */
+    private final boolean memoryOnly = MemoryOnly.active();
 
     private QueryTime(long limitMs, boolean requested) {
         this.limitMs = limitMs;
@@ -114,6 +116,9 @@ public final class QueryTime {
     }
 
     public void checkNow() {
+        if (memoryOnly) {
+            MemoryOnly.checkBudget(); // long for a selector thread: again on a thread of its own
+        }
         if (expired()) {
             throw exceeded();
         }

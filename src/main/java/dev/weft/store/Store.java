@@ -81,6 +81,15 @@ public interface Store extends AutoCloseable {
     long count(Namespace ns, Filter filter, ReadMode mode);
 
     /**
+     * Whether a {@link #find} on {@code ns} may be answered without blocking ({@link MemoryOnly}):
+     * the store holds the collection in memory. A find run under {@link MemoryOnly} on a store or
+     * collection that cannot answer it so gives up before its first wait.
+     */
+    default boolean answersFromMemory(Namespace ns) {
+        return false;
+    }
+
+    /**
      * Every document matching {@code filter}, in no particular order, read as up to {@code parts}
      * disjoint parts (each a set of _id ranges) that may run at once, each on its own thread: part
      * {@code i} hands its documents to {@code sinkOfPart.apply(i)} and to no other sink, so a caller keeps one

@@ -17,7 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -224,16 +225,7 @@ class StreamEndpointsTest {
 
     private static void resumes(String path, Reconnect reconnect, Events first) throws Exception {
         int total = 300;
-        AtomicBoolean failed = new AtomicBoolean();
-        Thread writer = Thread.ofVirtual().start(() -> {
-            for (int n = 0; n < total; n++) {
-                try {
-                    weft.post(path, "{\"n\":" + n + "}");
-                } catch (Exception e) {
-                    failed.set(true);
-                }
-            }
-        });
+        Writer writer = new Writer(path, total);
         List<Integer> seen = new ArrayList<>();
         String last = null;
         Events events = first;
@@ -246,16 +238,63 @@ class StreamEndpointsTest {
             events = reconnect.open(last);
         }
         while (seen.getLast() < total - 1) {
-            seen.add(events.next(20).get("fullDocument").get("n").asInt());
+            JsonNode e = nextWhileWriterOk(events, writer, 20);
+            if (e == null) {
+                throw new AssertionError("no event within 20 s after n=" + seen.getLast() + " (resumed after token "
+                        + last + "; the stream " + (events.ended.isDone() ? "ended: " + events.ended.getNow("") : "is open")
+                        + "); " + writer);
+            }
+            seen.add(e.get("fullDocument").get("n").asInt());
         }
         events.close();
-        writer.join();
-        assertThat(failed).isFalse();
+        writer.thread.join();
+        assertThat(writer.failure).as(writer.toString()).hasNullValue();
         List<Integer> expected = new ArrayList<>();
         for (int n = 0; n < total; n++) {
             expected.add(n);
         }
         assertThat(seen).containsExactlyElementsOf(expected);
+    }
+
+    /** The next event within {@code seconds}, or null; fails at once when the writer failed (its event will never come). */
+    private static JsonNode nextWhileWriterOk(Events events, Writer writer, int seconds) throws InterruptedException {
+        for (int waited = 0; waited < seconds * 10; waited++) {
+            JsonNode e = events.poll(100);
+            if (e != null) {
+                return e;
+            }
+            assertThat(writer.failure).as(writer.toString()).hasNullValue();
+        }
+        return null;
+    }
+
+    /** Posts {@code {"n": 0..total-1}} on its own thread; a POST that fails or is not answered 201 is its failure. */
+    private static final class Writer {
+        final AtomicReference<String> failure = new AtomicReference<>();
+        final AtomicInteger posted = new AtomicInteger();
+        final Thread thread;
+
+        Writer(String path, int total) {
+            thread = Thread.ofVirtual().start(() -> {
+                for (int n = 0; n < total; n++) {
+                    try {
+                        HttpResponse<String> r = weft.post(path, "{\"n\":" + n + "}");
+                        if (r.statusCode() != 201) {
+                            failure.compareAndSet(null, "POST n=" + n + " answered " + r.statusCode() + " " + r.body());
+                        }
+                    } catch (Exception e) {
+                        failure.compareAndSet(null, "POST n=" + n + " failed: " + e);
+                    }
+                    posted.incrementAndGet();
+                }
+            });
+        }
+
+        @Override
+        public String toString() {
+            return "writer: " + posted.get() + " POSTs done, " + (thread.isAlive() ? "running" : "finished")
+                    + ", failure: " + failure.get();
+        }
     }
 
     @Test

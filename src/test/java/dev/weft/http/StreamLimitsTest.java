@@ -6,7 +6,9 @@ import dev.weft.http.StreamClients.Sse;
 import dev.weft.http.StreamClients.Ws;
 import dev.weft.stream.StreamHub;
 import java.net.http.WebSocketHandshakeException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Retention and slow clients, each on a server with small limits. */
@@ -40,22 +42,57 @@ class StreamLimitsTest {
 
     @Test
     void aClientThatDoesNotReadIsCutOffAndForgotten() throws Exception {
-        // a grace long enough for a loaded machine: the close frame is asserted, not the drop's timing
-        try (TestServer weft = new TestServer("--stream-client-queue", "4", "--stream-cutoff-grace-ms", "60000")) {
-            weft.createCollection("db", "c");
-            StreamHub hub = weft.server.streams();
-            try (Ws reader = Ws.open(weft, "/db/c/_streams");
-                 Ws stalled = Ws.open(weft, "/db/c/_streams", false)) {
-                String big = "x".repeat(256 * 1024);
-                for (int i = 0; i < 60 && hub.cutOffs() == 0; i++) {
-                    weft.post("/db/c", "{\"i\":" + i + ",\"pad\":\"" + big + "\"}");
-                    reader.next(10);
-                }
-                assertThat(hub.cutOffs()).isEqualTo(1);
-                assertThat(hub.subscribers()).isEqualTo(1);
-                stalled.socket.request(Long.MAX_VALUE);
-                assertThat(stalled.closed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1013);
-            }
+        try (TestServer weft = slowClientServer();
+             Ws reader = Ws.open(weft, "/db/c/_streams");
+             Ws stalled = Ws.open(weft, "/db/c/_streams", false)) {
+            writeUntilCutOff(weft, reader);
+            assertThat(weft.server.streams().subscribers()).isEqualTo(1);
+            stalled.socket.request(Long.MAX_VALUE);
+            assertThat(stalled.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1013);
         }
+    }
+
+    /**
+     * A cut-off client that sends while it reads (here pings, as a browser's keep-alive would)
+     * still reads its close 1013: the server must not drop the connection with the client's
+     * frames unread, which resets it and discards the close frame still in the socket buffer.
+     */
+    @Test
+    void aCutOffClientThatPingsWhileItReadsStillGetsItsClose() throws Exception {
+        try (TestServer weft = slowClientServer();
+             Ws reader = Ws.open(weft, "/db/c/_streams");
+             Ws stalled = Ws.open(weft, "/db/c/_streams", false)) {
+            writeUntilCutOff(weft, reader);
+            Thread pinger = Thread.ofVirtual().start(() -> {
+                try {
+                    while (!stalled.closed.isDone()) {
+                        stalled.socket.sendPing(ByteBuffer.wrap(new byte[100])).get();
+                    }
+                } catch (Exception e) {
+                    // the connection is closed
+                }
+            });
+            stalled.socket.request(Long.MAX_VALUE);
+            assertThat(stalled.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1013);
+            pinger.join(10_000);
+        }
+    }
+
+    /** A server whose stream clients are cut off at 4 unsent events, with a grace long enough for a loaded machine: the close frame is asserted, not the drop's timing. */
+    private static TestServer slowClientServer() throws Exception {
+        TestServer weft = new TestServer("--stream-client-queue", "4", "--stream-cutoff-grace-ms", "60000");
+        weft.createCollection("db", "c");
+        return weft;
+    }
+
+    /** Writes 256 KiB events, each read by {@code reader}, until the stream client that does not read is cut off. */
+    private static void writeUntilCutOff(TestServer weft, Ws reader) throws Exception {
+        StreamHub hub = weft.server.streams();
+        String big = "x".repeat(256 * 1024);
+        for (int i = 0; i < 60 && hub.cutOffs() == 0; i++) {
+            weft.post("/db/c", "{\"i\":" + i + ",\"pad\":\"" + big + "\"}");
+            reader.next(10);
+        }
+        assertThat(hub.cutOffs()).isEqualTo(1);
     }
 }

@@ -3,7 +3,9 @@ package dev.weft.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.stream.EventFrame;
+import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,8 +70,7 @@ class WebSocketSenderTest {
         }
 
         @Override
-        void close(Runnable closeFrame) {
-            closeFrame.run();
+        void close(int code, String reason) {
         }
     }
 
@@ -96,5 +97,20 @@ class WebSocketSenderTest {
         assertThat(refused.get()).isNull();
         assertThat(sender.pending).hasSize(4);
         assertThat(sender.outgoing()).isEqualTo(3);
+    }
+
+    /** RFC 6455 section 5.5: a control frame carries 125 bytes at most; the reason is cut before a character that does not fit. */
+    @Test
+    void theCloseFrameCarriesTheCodeAndTheReasonCutToWholeCharactersIn123Bytes() {
+        ByteBuffer shortOne = CoreSessionSender.closeFrame(1013, "slow consumer");
+        assertThat(shortOne.get(0) & 0xff).isEqualTo(0x88); // FIN, opcode 8
+        assertThat(shortOne.get(1)).isEqualTo((byte) (2 + 13));
+        assertThat(shortOne.getShort(2)).isEqualTo((short) 1013);
+        assertThat(StandardCharsets.UTF_8.decode(shortOne.slice(4, 13)).toString()).isEqualTo("slow consumer");
+
+        ByteBuffer longOne = CoreSessionSender.closeFrame(1008, "\u00e9".repeat(100)); // 200 bytes of 2-byte characters
+        assertThat(longOne.get(1)).isEqualTo((byte) (2 + 122)); // 61 whole characters: the 62nd would need byte 124
+        assertThat(longOne.getShort(2)).isEqualTo((short) 1008);
+        assertThat(StandardCharsets.UTF_8.decode(longOne.slice(4, 122)).toString()).isEqualTo("\u00e9".repeat(61));
     }
 }

@@ -77,6 +77,40 @@ class StreamHubTest {
         }
     }
 
+    /** {@link MemoryLog} as it is; a test overrides what it delays or holds. */
+    static class MemoryLogView implements EventLog {
+        final MemoryLog memory;
+
+        MemoryLogView(MemoryLog memory) {
+            this.memory = memory;
+        }
+
+        @Override
+        public List<ChangeEvent> after(long after, int limit) {
+            return memory.after(after, limit);
+        }
+
+        @Override
+        public void addCommitListener(CommitListener listener) {
+            memory.addCommitListener(listener);
+        }
+
+        @Override
+        public OptionalLong droppedAfter(Namespace ns, long after) {
+            return memory.droppedAfter(ns, after);
+        }
+
+        @Override
+        public long floor() {
+            return memory.floor();
+        }
+
+        @Override
+        public long last() {
+            return memory.last();
+        }
+    }
+
     static final class Recorder implements Outlet {
         final List<JsonNode> events = new CopyOnWriteArrayList<>();
         volatile int closeCode;
@@ -173,10 +207,10 @@ class StreamHubTest {
         Recorder live = new Recorder();
         java.util.concurrent.CountDownLatch database = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean dispatchedMeanwhile = new java.util.concurrent.atomic.AtomicBoolean();
-        EventLog slowLog = new EventLog() {
+        EventLog slowLog = new MemoryLogView(memory) {
             @Override
             public List<ChangeEvent> after(long after, int limit) {
-                List<ChangeEvent> out = memory.after(after, limit);
+                List<ChangeEvent> out = super.after(after, limit);
                 if (Thread.currentThread().getName().equals("weft-stream-replay")) {
                     try {
                         if (out.isEmpty() && dispatchedMeanwhile.compareAndSet(false, true)) {
@@ -192,25 +226,6 @@ class StreamHubTest {
                 return out;
             }
 
-            @Override
-            public void addCommitListener(CommitListener listener) {
-                memory.addCommitListener(listener);
-            }
-
-            @Override
-            public OptionalLong droppedAfter(Namespace ns, long after) {
-                return memory.droppedAfter(ns, after);
-            }
-
-            @Override
-            public long floor() {
-                return memory.floor();
-            }
-
-            @Override
-            public long last() {
-                return memory.last();
-            }
         };
         try (StreamHub hub = new StreamHub(slowLog, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
             hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS), live);
@@ -229,6 +244,56 @@ class StreamHubTest {
             Thread.sleep(100);
             assertThat(resumed.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList())
                     .containsExactly(1, 2, 3);
+        }
+    }
+
+    /**
+     * The other side of the join: the replay read events the live feed has not dispatched yet
+     * (their commits wait in the dispatcher's queue, held here), so it joins at its own
+     * position, past the feed's; the feed then skips them for this subscriber and brings it only
+     * what comes after. Joined at the feed's position instead, it would get them twice.
+     */
+    @Test
+    void aReplayAheadOfTheLiveFeedJoinsAtItsOwnPositionAndGetsEachEventOnce() throws Exception {
+        MemoryLog memory = new MemoryLog();
+        List<Runnable> heldCommits = new ArrayList<>();
+        java.util.concurrent.CountDownLatch replayReadToTheEnd = new java.util.concurrent.CountDownLatch(1);
+        EventLog heldFeed = new MemoryLogView(memory) {
+            @Override
+            public List<ChangeEvent> after(long after, int limit) {
+                List<ChangeEvent> out = super.after(after, limit);
+                if (out.isEmpty() && after == 3 && Thread.currentThread().getName().equals("weft-stream-replay")) {
+                    replayReadToTheEnd.countDown(); // it joins next, the live feed still at 0
+                }
+                return out;
+            }
+
+            @Override
+            public void addCommitListener(CommitListener listener) {
+                memory.addCommitListener((commit, events) -> {
+                    synchronized (heldCommits) {
+                        heldCommits.add(() -> listener.committed(commit, events));
+                    }
+                });
+            }
+
+        };
+        try (StreamHub hub = new StreamHub(heldFeed, JSON, Settings.defaults(), DocumentPolicy.Lookup.NONE)) {
+            for (int i = 1; i <= 3; i++) {
+                memory.insert("{\"_id\":" + i + "}");
+            }
+            Recorder resumed = new Recorder();
+            hub.subscribe(StreamQuery.adhoc(NS, List.of(), LIMITS).resumingAfter(Tokens.encode(0), JSON), resumed);
+            assertThat(replayReadToTheEnd.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(hub.lastDispatched()).isZero();
+            memory.insert("{\"_id\":4}");
+            synchronized (heldCommits) {
+                heldCommits.forEach(Runnable::run); // the feed now dispatches 1 to 4
+            }
+            waitFor(() -> hub.lastDispatched() == 4 && resumed.events.size() >= 4);
+            Thread.sleep(100);
+            assertThat(resumed.events.stream().map(e -> e.get("documentKey").get("_id").asInt()).toList())
+                    .containsExactly(1, 2, 3, 4);
         }
     }
 

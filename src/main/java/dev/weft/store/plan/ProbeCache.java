@@ -1,6 +1,7 @@
 package dev.weft.store.plan;
 
 import dev.weft.query.KeyRange;
+import dev.weft.store.MemoryOnly;
 import java.nio.ByteBuffer;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -81,6 +82,7 @@ public final class ProbeCache {
         if (known != null && now - known.atNanos < ttlNanos) {
             return known.count;
         }
+        MemoryOnly.notNow(); // counted where a read may wait, and remembered for the next one
         long count = counter.count();
         if (counts.size() >= maxEntries) {
             counts.clear();

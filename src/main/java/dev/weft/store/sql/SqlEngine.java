@@ -19,6 +19,7 @@ import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
 import dev.weft.store.WriteOp;
 import dev.weft.store.WriteResult;
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.plan.HeldText;
 import dev.weft.store.plan.ProbeCache;
 import dev.weft.store.plan.QueryPlanner;
@@ -119,9 +120,15 @@ public final class SqlEngine {
         if (text instanceof HeldText.Any) {
             return Optional.empty();
         }
-        return held.rows(coll).filter(rows -> rows.table().equals(coll.table()))
-                .map(rows -> Scan.ofHeld(coll, plan, filter, text, dialect, rows));
+        Optional<HeldRows.Rows> rows = held.rows(coll).filter(r -> r.table().equals(coll.table()));
+        if (MemoryOnly.active() && (!text.sketched() || rows.map(HeldRows.Rows::size).orElse(0) > MEMORY_ONLY_HELD_ROWS)) {
+            MemoryOnly.refuse(); // every body searched byte by byte, or many sketches: not on a selector thread
+        }
+        return rows.map(r -> Scan.ofHeld(coll, plan, filter, text, dialect, r));
     }
+
+    /** Most held rows a read that must not block ({@link MemoryOnly}) tests: ~7 ns a sketch, ~30 µs. */
+    static final int MEMORY_ONLY_HELD_ROWS = 4_000;
 
     /**
      * A trigram lookup's candidates come from the held rows instead when the collection holds at

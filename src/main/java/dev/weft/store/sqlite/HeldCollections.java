@@ -106,6 +106,11 @@ final class HeldCollections implements HeldRows {
         return Optional.empty();
     }
 
+    /** Whether the collection's rows are held now (nothing is asked for). */
+    boolean holds(Namespace ns) {
+        return held.containsKey(ns);
+    }
+
     /** Writer thread, alone: reads the collection's rows and holds them if they fit. */
     void read(SqlConnection sql, Catalog.Coll coll) throws SQLException {
         if (held.containsKey(coll.ns())) {

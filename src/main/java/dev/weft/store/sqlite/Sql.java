@@ -1,5 +1,6 @@
 package dev.weft.store.sqlite;
 
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.QueryTime;
 import dev.weft.store.sql.SqlConnection;
 import java.sql.Connection;
@@ -124,6 +125,7 @@ final class Sql extends SqlConnection {
     /** A cached statement; the first one of a deferred read transaction begins it and checks its snapshot. */
     @Override
     public PreparedStatement prepare(String sql) throws SQLException {
+        MemoryOnly.refuse(); // a statement may wait on SQLite's locks and the disk
         if (deferred != null) {
             SnapshotCheck check = deferred;
             beginSnapshot();

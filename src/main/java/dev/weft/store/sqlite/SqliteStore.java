@@ -11,6 +11,7 @@ import dev.weft.store.ChangeEvent;
 import dev.weft.store.CommitListener;
 import dev.weft.store.EventLog;
 import dev.weft.store.FindQuery;
+import dev.weft.store.MemoryOnly;
 import dev.weft.store.Namespace;
 import dev.weft.store.QueryTime;
 import dev.weft.store.StoredDocument;
@@ -294,6 +295,9 @@ public final class SqliteStore extends SqlStore implements EventLog {
     /** Chunk by chunk, each on a reader taken for it; the index walked is checked again before each later chunk. */
     @Override
     public void find(Namespace ns, FindQuery query, ReadMode mode, Consumer<StoredDocument> sink) {
+        if (MemoryOnly.active() && !held.holds(ns)) {
+            MemoryOnly.refuse();
+        }
         QueryTime time = QueryTime.start(queryTimeoutMs);
         SqlEngine.Find find = engine.find(query, time);
         if (find.done()) {
@@ -312,6 +316,11 @@ public final class SqliteStore extends SqlStore implements EventLog {
                 return find.next(sql);
             });
         }
+    }
+
+    @Override
+    public boolean answersFromMemory(Namespace ns) {
+        return held.holds(ns);
     }
 
     @Override
@@ -452,6 +461,13 @@ public final class SqliteStore extends SqlStore implements EventLog {
     }
 
     private Sql acquire() {
+        if (MemoryOnly.active()) {
+            Sql idle = readers.poll();
+            if (idle == null) {
+                MemoryOnly.notNow();
+            }
+            return idle;
+        }
         try {
             return readers.take();
         } catch (InterruptedException e) {

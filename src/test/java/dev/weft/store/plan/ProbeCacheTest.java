@@ -3,6 +3,7 @@ package dev.weft.store.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.query.KeyRange;
+import dev.weft.store.MemoryOnly;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -91,5 +92,28 @@ class ProbeCacheTest {
         cache.count(1, "i1", A, 10, answering(1));
         assertThat(cache.count(1, "i1", A, 10, answering(2))).isEqualTo(2);
         assertThat(cache.size()).isZero();
+    }
+
+    /** Counted (or not) under {@link MemoryOnly}: how the attempt ended. */
+    private MemoryOnly.Outcome inMemory(ProbeCache cache) {
+        return MemoryOnly.attempt(1_000_000_000L, () -> {
+            try {
+                return cache.count(1, "i1", A, 10, answering(5)) == 5;
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void aReadThatMustNotBlockUsesACountStillFreshAndLeavesACountToRefreshToTheNextRead() throws Exception {
+        ProbeCache cache = cache(1000, 100);
+        assertThat(inMemory(cache)).isEqualTo(MemoryOnly.Outcome.NOT_NOW);
+        assertThat(counted).hasValue(0);
+        assertThat(cache.count(1, "i1", A, 10, answering(5))).isEqualTo(5); // where it may wait
+        assertThat(inMemory(cache)).isEqualTo(MemoryOnly.Outcome.ANSWERED);
+        now.addAndGet(1_000_000_000L);
+        assertThat(inMemory(cache)).isEqualTo(MemoryOnly.Outcome.NOT_NOW);
+        assertThat(counted).hasValue(1);
     }
 }

@@ -110,4 +110,27 @@ class SqlTest {
             reader.endSnapshot();
         }
     }
+
+    @Test
+    void underMemoryOnlyNoStatementRunsAndNoTransactionBegins(@TempDir Path dir) throws Exception {
+        try (Connection writer = walFile(dir); Sql reader = new Sql(walFile(dir))) {
+            writer.createStatement().execute("CREATE TABLE t (x)");
+            writer.createStatement().execute("CREATE TABLE weft_dbs (name)");
+            reader.deferSnapshot(() -> {
+                throw new AssertionError("a refused read takes no snapshot");
+            });
+            var answered = dev.weft.store.MemoryOnly.attempt(1_000_000_000L, () -> {
+                try {
+                    rows(reader);
+                    return true;
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThat(answered).isEqualTo(dev.weft.store.MemoryOnly.Outcome.WOULD_WAIT);
+            reader.endSnapshot(); // nothing begun: no COMMIT to fail
+            writer.createStatement().execute("INSERT INTO t VALUES (1)");
+            assertThat(rows(reader)).isEqualTo(1);
+        }
+    }
 }
