@@ -5,8 +5,10 @@ import dev.weft.core.ReadMode;
 import dev.weft.core.RelaxedJson;
 import dev.weft.core.WeftException;
 import dev.weft.query.AfterPosition;
+import dev.weft.query.BoundedMemo;
 import dev.weft.query.Filter;
 import dev.weft.query.IndexField;
+import dev.weft.query.QueryLimits;
 import dev.weft.query.Sort;
 import dev.weft.query.SortPosition;
 import dev.weft.query.TextSearch;
@@ -44,8 +46,9 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
-        List<JsonNode> specs = filterSpecs(ex, api); // parsed once: the filter and a positional projection read them
-        Filter filter = filter(ex, api, access, specs);
+        List<ParsedFilter> parsed = parsedFilters(ex, api); // parsed once: the filter and a positional projection read them
+        List<JsonNode> specs = parsed.stream().map(ParsedFilter::spec).toList();
+        Filter filter = filter(ex, api, access, parsed, specs);
         StoreTextScore textScore = new StoreTextScore();
         DocumentAccess.View view = view(ex, api, access, filter, specs, textScore);
         Sort sort = sort(ex, api, access);
@@ -101,11 +104,74 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
     static Filter filter(Exchange ex, Api api, DocumentAccess access) {
-        return filter(ex, api, access, filterSpecs(ex, api));
+        List<ParsedFilter> parsed = parsedFilters(ex, api);
+        return filter(ex, api, access, parsed, parsed.stream().map(ParsedFilter::spec).toList());
     }
 
-    private static Filter filter(Exchange ex, Api api, DocumentAccess access, List<JsonNode> specs) {
-        return WrittenFilter.of(TextQueries.bind(access.readFilter(specs, api.limits()), api, api.namespace(ex), access), specs);
+    private static Filter filter(Exchange ex, Api api, DocumentAccess access, List<ParsedFilter> parsed, List<JsonNode> specs) {
+        Filter read = access.readFilter(specs, spec -> compiled(parsed, spec, api));
+        return WrittenFilter.of(TextQueries.bind(read, api, api.namespace(ex), access), specs);
+    }
+
+    /**
+     * Most filter texts kept parsed ({@link #PARSED}). With keys of at most
+     * {@link BoundedMemo#SMALL_KEY_CHARS} characters (longer filters are parsed each time), the
+     * memo holds at most about 256 × 2 KB of filter text and the trees parsed from it.
+     */
+    static final int MAX_PARSED_FILTERS = 256;
+
+    /**
+     * Filter parameters as parsed, by their text and what parsing them depends on (the relaxed
+     * codec and the query limits; nothing of the principal or the collection), so that a list
+     * asked again (a poll, the next page) parses nothing. Bad filters are not kept: they fail
+     * again with the same 400. The policy's check and the principal's read filter are applied to
+     * the kept spec on every request ({@link DocumentAccess#readFilter(List, java.util.function.Function)}).
+     */
+    private static final BoundedMemo<FilterText, ParsedFilter> PARSED = new BoundedMemo<>(MAX_PARSED_FILTERS);
+
+    private record FilterText(RelaxedJson codec, QueryLimits limits, String text) {}
+
+    /**
+     * One {@code filter} parameter parsed: its spec, which is shared between requests and so never
+     * changed (every consumer, the compiler, {@link WrittenFilter}, a positional projection and the
+     * policy's check, only reads it), and its compiled filter when that may be shared: compiled
+     * without error and without {@code $text}, whose {@link TextSearch} each request binds to its
+     * index and reader ({@link TextQueries#bind}); else compiled again per request (so a bad one
+     * fails with the same 400, after the policy's check, as before).
+     */
+    private record ParsedFilter(JsonNode spec, Optional<Filter> shared) {
+        static ParsedFilter of(FilterText key) {
+            JsonNode spec = key.codec().read(key.text(), "query parameter filter");
+            Optional<Filter> shared;
+            try {
+                Filter compiled = Filter.parse(spec, key.limits());
+                shared = compiled.textSearch().isPresent() ? Optional.empty() : Optional.of(compiled);
+            } catch (RuntimeException e) {
+                shared = Optional.empty(); // thrown again, when and as the request compiles it
+            }
+            return new ParsedFilter(spec, shared);
+        }
+    }
+
+    /** The client's {@code filter} parameters, in order, each checked for length then parsed or found parsed. */
+    private static List<ParsedFilter> parsedFilters(Exchange ex, Api api) {
+        List<String> texts = ex.params("filter");
+        List<ParsedFilter> parsed = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            checkLength(api, "filter", text);
+            parsed.add(PARSED.get(new FilterText(relaxed(api), api.limits(), text), text.length(), ParsedFilter::of));
+        }
+        return parsed;
+    }
+
+    /** {@code spec} (one of {@code parsed}'s) compiled: the shared filter when there is one. */
+    private static Filter compiled(List<ParsedFilter> parsed, JsonNode spec, Api api) {
+        for (ParsedFilter p : parsed) {
+            if (p.spec() == spec && p.shared().isPresent()) {
+                return p.shared().get();
+            }
+        }
+        return Filter.parse(spec, api.limits());
     }
 
     /** The client's {@code filter} parameters as JSON, in order. */
@@ -122,10 +188,14 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
     }
 
     static JsonNode jsonParam(Api api, String name, String value) {
+        checkLength(api, name, value);
+        return relaxed(api).read(value, "query parameter " + name);
+    }
+
+    private static void checkLength(Api api, String name, String value) {
         if (value.length() > api.settings().maxFilterBytes()) {
             throw WeftException.badRequest(name + " is longer than max-filter-bytes (" + api.settings().maxFilterBytes() + ")");
         }
-        return relaxed(api).read(value, "query parameter " + name);
     }
 
     private static volatile RelaxedJson relaxed;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -59,19 +60,29 @@ public final class DocumentAccess {
      * ANDed with the read filter.
      */
     public Filter readFilter(List<JsonNode> clientSpecs, QueryLimits limits) {
-        return permission.narrowRead(clientFilter(clientSpecs, limits));
+        return readFilter(clientSpecs, spec -> Filter.parse(spec, limits));
+    }
+
+    /**
+     * As {@link #readFilter(List, QueryLimits)}, each spec compiled by {@code compile} (which must
+     * give what {@link Filter#parse} gives, e.g. from a memo of filters that depend on no
+     * principal) only after the policy has checked it; the principal's narrowing is applied here,
+     * on every call.
+     */
+    public Filter readFilter(List<JsonNode> clientSpecs, Function<JsonNode, Filter> compile) {
+        return permission.narrowRead(clientFilter(clientSpecs, compile));
     }
 
     /** As {@link #readFilter}, also narrowed to what the principal may write: for bulk writes. */
     public Filter writeFilter(List<JsonNode> clientSpecs, QueryLimits limits) {
-        return permission.narrowWrite(clientFilter(clientSpecs, limits));
+        return permission.narrowWrite(clientFilter(clientSpecs, spec -> Filter.parse(spec, limits)));
     }
 
-    private Filter clientFilter(List<JsonNode> specs, QueryLimits limits) {
+    private Filter clientFilter(List<JsonNode> specs, Function<JsonNode, Filter> compile) {
         List<Filter> parsed = new ArrayList<>(specs.size());
         for (JsonNode spec : specs) {
             policy.checkQuery("filter", spec);
-            parsed.add(Filter.parse(spec, limits));
+            parsed.add(compile.apply(spec));
         }
         return Filter.and(parsed);
     }
