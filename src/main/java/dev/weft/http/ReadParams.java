@@ -47,7 +47,7 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
 
     static ReadParams parse(Exchange ex, Api api, Namespace ns, DocumentAccess access) {
         List<ParsedFilter> parsed = parsedFilters(ex, api); // parsed once: the filter and a positional projection read them
-        List<JsonNode> specs = parsed.stream().map(ParsedFilter::spec).toList();
+        List<JsonNode> specs = specs(parsed);
         Filter filter = filter(ex, api, access, parsed, specs);
         StoreTextScore textScore = new StoreTextScore();
         DocumentAccess.View view = view(ex, api, access, filter, specs, textScore);
@@ -105,7 +105,16 @@ record ReadParams(Filter filter, DocumentAccess.View view, Sort sort, int page, 
     /** The client's filters narrowed to what {@code access} may read, for {@code _size} and every other read. */
     static Filter filter(Exchange ex, Api api, DocumentAccess access) {
         List<ParsedFilter> parsed = parsedFilters(ex, api);
-        return filter(ex, api, access, parsed, parsed.stream().map(ParsedFilter::spec).toList());
+        return filter(ex, api, access, parsed, specs(parsed));
+    }
+
+    /** The specs of {@code parsed}, in order (a loop: this runs on every list request). */
+    private static List<JsonNode> specs(List<ParsedFilter> parsed) {
+        List<JsonNode> specs = new ArrayList<>(parsed.size());
+        for (ParsedFilter p : parsed) {
+            specs.add(p.spec());
+        }
+        return specs;
     }
 
     private static Filter filter(Exchange ex, Api api, DocumentAccess access, List<ParsedFilter> parsed, List<JsonNode> specs) {
